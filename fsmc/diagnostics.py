@@ -1,0 +1,81 @@
+"""Diagnostics are data: a code, a severity, a message, spans and a hint; rendering happens at the edge."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Iterable, Literal
+
+from fsmc.ir.nodes import Span
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    code: str
+    message: str
+    span: Span
+    hint: str | None = None
+    severity: Severity = "error"
+    notes: tuple[tuple[Span, str], ...] = field(default=())
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.span.file, self.span.line, self.span.col, self.code)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "file": self.span.file,
+            "line": self.span.line,
+            "col": self.span.col,
+            "end_line": self.span.end_line,
+            "end_col": self.span.end_col,
+            "hint": self.hint,
+            "notes": [{"file": s.file, "line": s.line, "col": s.col, "message": m} for s, m in self.notes],
+        }
+
+
+class SpecError(Exception):
+    """Raised when a spec cannot be turned into IR at all (unreadable, syntax error)."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic]):
+        self.diagnostics = tuple(diagnostics)
+        super().__init__("\n".join(d.message for d in self.diagnostics))
+
+
+def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
+    return any(d.severity == "error" for d in diagnostics)
+
+
+def _source_excerpt(span: Span, sources: dict[str, str]) -> list[str]:
+    text = sources.get(span.file)
+    if text is None or span.line < 1:
+        return []
+    lines = text.splitlines()
+    if span.line > len(lines):
+        return []
+    line = lines[span.line - 1]
+    width = span.end_col - span.col if span.end_line == span.line and span.end_col > span.col else 1
+    gutter = " " * len(str(span.line))
+    return [f"{gutter} |", f"{span.line} | {line}", f"{gutter} | {' ' * max(span.col - 1, 0)}{'^' * width}"]
+
+
+def render_text(diagnostics: Iterable[Diagnostic], sources: dict[str, str] | None = None) -> str:
+    """`file:line:col: error[CODE]: message`, the source line with a caret, notes and a hint."""
+    sources = sources or {}
+    out: list[str] = []
+    for d in diagnostics:
+        out.append(f"{d.span}: {d.severity}[{d.code}]: {d.message}")
+        out.extend(_source_excerpt(d.span, sources))
+        for span, note in d.notes:
+            out.append(f"  note: {span}: {note}")
+        if d.hint:
+            out.append(f"  hint: {d.hint}")
+    return "\n".join(out)
+
+
+def render_json(diagnostics: Iterable[Diagnostic]) -> str:
+    return json.dumps([d.to_json() for d in diagnostics], indent=2)

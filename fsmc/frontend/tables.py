@@ -1,0 +1,77 @@
+"""Loads the rows of a data table from a JSON or CSV file beside the spec."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+from fsmc import ir
+from fsmc.diagnostics import Diagnostic
+
+MAX_ROWS = 100_000
+
+
+def _coerce(value: object, coltype: str) -> ir.Value:
+    if value is None:
+        return None
+    if coltype == "int":
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise ValueError(f"expected an integer, got {value!r}")
+        return int(value)  # type: ignore[arg-type]
+    if coltype == "num":
+        if isinstance(value, bool):
+            raise ValueError(f"expected a number, got {value!r}")
+        return float(value)  # type: ignore[arg-type]
+    if coltype == "bool":
+        if isinstance(value, str):
+            if value.lower() not in ("true", "false", "1", "0"):
+                raise ValueError(f"expected true or false, got {value!r}")
+            return value.lower() in ("true", "1")
+        return bool(value)
+    if isinstance(value, (dict, list)):
+        raise ValueError(f"expected a scalar, got {type(value).__name__}")
+    return value if isinstance(value, (str, int)) and coltype.startswith("ref:") else str(value)
+
+
+def _records(path: Path) -> list[dict[str, object]]:
+    text = path.read_text(encoding="utf-8")
+    if path.suffix.lower() == ".csv":
+        return list(csv.DictReader(io.StringIO(text)))
+    data = json.loads(text)
+    if isinstance(data, dict) and len(data) == 1:
+        data = next(iter(data.values()))
+    if not isinstance(data, list) or not all(isinstance(r, dict) for r in data):
+        raise ValueError("expected a JSON list of objects, one per row")
+    return data
+
+
+def load_table_rows(
+    path: Path, columns: tuple[ir.Column, ...], span: ir.Span
+) -> tuple[tuple[tuple[ir.Value, ...], ...], list[Diagnostic]]:
+    """Rows in column order, or diagnostics that say which file, row and column is wrong."""
+    try:
+        records = _records(path)
+    except FileNotFoundError:
+        return (), [Diagnostic("E003", f"table file '{path.name}' not found", span, hint=f"looked for {path}")]
+    except (OSError, UnicodeDecodeError, ValueError, csv.Error) as err:
+        return (), [Diagnostic("E003", f"cannot read table file '{path.name}': {err}", span)]
+    if len(records) > MAX_ROWS:
+        return (), [Diagnostic("E003", f"table file '{path.name}' has {len(records)} rows; at most {MAX_ROWS}", span)]
+    rows: list[tuple[ir.Value, ...]] = []
+    problems: list[Diagnostic] = []
+    for i, rec in enumerate(records, start=1):
+        row: list[ir.Value] = []
+        for col in columns:
+            try:
+                if col.name not in rec:
+                    raise ValueError("missing")
+                row.append(_coerce(rec[col.name], col.type))
+            except (TypeError, ValueError) as err:
+                problems.append(Diagnostic("E003", f"{path.name}: row {i}, column '{col.name}': {err}", span))
+                row.append(None)
+        rows.append(tuple(row))
+        if len(problems) > 20:
+            break
+    return tuple(rows), problems

@@ -1,0 +1,410 @@
+"""The reference semantics: initial state, enabled moves, step, canonical keys, views, goals."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from fsmc import ir
+from fsmc.semantics import types as T
+from fsmc.semantics.compile import CompileError, ExprCompiler, Scope, Slot, constant, view_fn
+from fsmc.semantics.runtime import NAMESPACE
+
+State = tuple[Any, ...]
+"""(page index, session values..., page values...): hashable and canonical, so it is its own key."""
+
+
+class Move:
+    """One parameter binding of one action: an edge of the state graph."""
+
+    __slots__ = ("aid", "args", "action", "page", "fn", "index")
+
+    def __init__(self, aid: int, args: tuple[Any, ...], action: ir.Action, page: str, fn: Callable[..., State]):
+        self.aid, self.args, self.action, self.page, self.fn = aid, args, action, page, fn
+
+    @property
+    def name(self) -> str:
+        return f"{self.page}.{self.action.name}"
+
+    @property
+    def params(self) -> dict[str, Any]:
+        return {p.name: v for p, v in zip(self.action.params, self.args, strict=True)}
+
+    def to_json(self) -> dict[str, Any]:
+        return {"page": self.page, "action": self.action.name, "args": self.params}
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Move) and self.aid == other.aid and self.args == other.args
+
+    def __hash__(self) -> int:
+        return hash((self.aid, self.args))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.params.items())
+        return f"Move({self.name}({args}))"
+
+
+class _CompiledAction:
+    __slots__ = ("action", "page", "req", "moves")
+
+    def __init__(self, action: ir.Action, page: str):
+        self.action, self.page = action, page
+        self.req: Callable[[State, tuple[Any, ...], dict[str, Any]], bool] | None = None
+        self.moves: list[Move] = []
+
+
+_TEMPLATE = re.compile(r"\{([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\}")
+
+
+def format_value(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return f"{v:.2f}"
+    if isinstance(v, tuple):
+        return ", ".join(format_value(x) for x in v)
+    return str(v)
+
+
+def render_template(template: str, bindings: dict[str, Any]) -> str:
+    """Fill `{x}` and `{x.col}` placeholders; raises KeyError for a name not bound."""
+    return _TEMPLATE.sub(lambda m: format_value(bindings[m.group(1)]), template)
+
+
+def template_names(template: str) -> list[str]:
+    return _TEMPLATE.findall(template)
+
+
+class Machine:
+    """A spec compiled to fast Python callables. The spec must have passed the checks."""
+
+    def __init__(self, spec: ir.Spec):
+        self.spec = spec
+        self.pages = spec.pages
+        self.page_index = {p.name: i for i, p in enumerate(spec.pages)}
+        self._ns: dict[str, Any] = dict(NAMESPACE)
+        self._src: list[str] = []
+        self._sorters: dict[ir.Type, str] = {}
+        self._compiler = ExprCompiler(spec)
+        self.session_slots = {v.name: Slot(1 + i, v.type) for i, v in enumerate(spec.session)}
+        self._nsess = len(spec.session)
+        for t in spec.tables:
+            k = [c.name for c in t.columns].index(t.key) if t.key in [c.name for c in t.columns] else 0
+            self._ns[f"_ROWS_{t.name}"] = {row[k]: row for row in t.rows}
+            self._ns[f"_KEYS_{t.name}"] = tuple(row[k] for row in t.rows)
+        self._scopes = [self._page_scope(p) for p in spec.pages]
+        self._actions: list[_CompiledAction] = []
+        self._by_page: list[list[_CompiledAction]] = [[] for _ in spec.pages]
+        self._defaults: list[tuple[Any, ...]] = []
+        self._compile()
+
+    # ---------------------------------------------------------------- compilation
+    def _page_scope(self, page: ir.Page) -> Scope:
+        base = 1 + self._nsess
+        slots = {v.name: Slot(base + i, v.type) for i, v in enumerate(page.vars)}
+        return Scope(self.session_slots, page, slots)
+
+    def _sorter(self, t: ir.Type) -> str:
+        t = T.strip_optional(t)
+        if t not in self._sorters:
+            name = f"_SORT_{len(self._sorters)}"
+            self._ns[name] = T.order_key(t, self.spec)
+            self._sorters[t] = name
+        return self._sorters[t]
+
+    def _expr(self, e: ir.Expr, scope: Scope) -> str:
+        return self._compiler.expr(e, scope)[0]
+
+    def _compile(self) -> None:
+        empty = Scope(self.session_slots)
+        self._session_defaults = tuple(self._const(v, empty) for v in self.spec.session)
+        for pi, page in enumerate(self.pages):
+            scope = self._scopes[pi]
+            self._defaults.append(tuple(self._const(v, scope) for v in page.vars))
+            for view in page.views:
+                self._compile_view(view, scope)
+        for pi, page in enumerate(self.pages):
+            for action in page.actions:
+                self._compile_action(action, pi)
+        self._compile_tasks()
+        code = "\n".join(self._src)
+        exec(compile(code, f"<fsmc:{self.spec.site.name}>", "exec"), self._ns)  # noqa: S102 - generated
+        for aid, ca in enumerate(self._actions):
+            ca.req = self._ns.get(f"_REQ_{aid}")
+            fn = self._ns[f"_STEP_{aid}"]
+            domains = [T.domain_values(p.type, self.spec) for p in ca.action.params]
+            ca.moves = [Move(aid, args, ca.action, ca.page, fn) for args in itertools.product(*domains)]
+
+    def _const(self, var: ir.Var, scope: Scope) -> Any:
+        value = constant(self._expr(var.default, scope), self._ns)
+        return self._normalise(value, var.type)
+
+    def _normalise(self, value: Any, t: ir.Type) -> Any:
+        if isinstance(t, ir.SetType) and isinstance(value, (tuple, list)):
+            return tuple(sorted(set(value), key=self._ns[self._sorter(t.elem)]))
+        if isinstance(t, ir.MapType) and isinstance(value, (tuple, list)):
+            return tuple(sorted(((k, v) for k, v in value), key=lambda kv: self._ns[self._sorter(t.key)](kv[0])))
+        return value
+
+    def _compile_view(self, view: ir.View, scope: Scope) -> None:
+        page = scope.page
+        assert page is not None
+        table = self._compiler.view_table(scope, view)
+        inner = scope.with_alias(view.alias, table)
+        is_table = f"_KEYS_{view.source}" in self._ns
+        source = f"_KEYS_{view.source}" if is_table else f"{view_fn(page.name, view.source, True)}(s, m)"
+        where = self._expr(view.where, inner) if view.where is not None else "True"
+        memo = f"F:{page.name}:{view.name}"
+        lines = [f"def {view_fn(page.name, view.name, True)}(s, m):",
+                 f"    v = m.get({memo!r})",
+                 "    if v is None:",
+                 f"        rows = [r for r in {source} if {where}]"]
+        for key in reversed(view.order):
+            sort = f"rows.sort(key=lambda r: _sort_key({self._expr(key.expr, inner)}), reverse={key.desc})"
+            if key.when is not None:
+                lines.append(f"        if {self._expr(key.when, scope)}:")
+                lines.append(f"            {sort}")
+            else:
+                lines.append(f"        {sort}")
+        lines += [f"        v = m[{memo!r}] = tuple(rows)", "    return v"]
+        lines.append(f"def {view_fn(page.name, view.name)}(s, m):")
+        full = f"{view_fn(page.name, view.name, True)}(s, m)"
+        if view.page_var and view.page_size:
+            pv = scope.page_slots.get(view.page_var) or scope.session.get(view.page_var)
+            if pv is None:
+                raise CompileError(f"view '{view.name}' paginates by unknown variable '{view.page_var}'")
+            n = view.page_size
+            lines.append(f"    return {full}[(s[{pv.index}] - 1) * {n}:s[{pv.index}] * {n}]")
+        else:
+            lines.append(f"    return {full}")
+        self._src.extend(lines)
+
+    def _slot(self, name: str, scope: Scope) -> Slot:
+        slot = scope.page_slots.get(name) or scope.session.get(name)
+        if slot is None:
+            raise CompileError(f"effect on unknown variable '{name}'")
+        return slot
+
+    def _effect_code(self, i: int, eff: ir.Effect, scope: Scope) -> tuple[list[str], str]:
+        """(lines evaluated in the pre-state, the update applied to the running values list `v`)."""
+        slot = self._slot(eff.var, scope)
+        pre = []
+        if eff.value is not None:
+            pre.append(f"    e{i} = {self._expr(eff.value, scope)}")
+        if eff.key is not None:
+            pre.append(f"    k{i} = {self._expr(eff.key, scope)}")
+        cur, t = f"v[{slot.index}]", slot.type
+        base = T.strip_optional(t)
+        if eff.op == "assign":
+            if eff.key is not None and isinstance(base, ir.MapType):
+                return pre, f"_map_set({cur}, k{i}, e{i}, {self._sorter(base.key)})"
+            if isinstance(base, ir.SetType):
+                return pre, f"_norm_set(e{i}, {self._sorter(base.elem)})"
+            if isinstance(base, ir.MapType):
+                return pre, f"_norm_map(e{i}, {self._sorter(base.key)})"
+            return pre, f"e{i}"
+        if eff.op in ("inc", "dec"):
+            sign = "" if eff.op == "inc" else "-"
+            if eff.key is not None and isinstance(base, ir.MapType):
+                vt = T.strip_optional(base.value)
+                lo, hi = (vt.lo, vt.hi) if isinstance(vt, ir.IntType) else (-(2**62), 2**62)
+                return pre, f"_map_add({cur}, k{i}, {sign}e{i}, {lo}, {hi}, {self._sorter(base.key)})"
+            lo, hi = (base.lo, base.hi) if isinstance(base, ir.IntType) else (-(2**62), 2**62)
+            return pre, f"min({hi}, max({lo}, {cur} + {sign}e{i}))"
+        if eff.op == "toggle":
+            return pre, f"(not {cur})"
+        if eff.op == "add":
+            elem = base.elem if isinstance(base, ir.SetType) else base
+            return pre, f"_set_add({cur}, e{i}, {self._sorter(elem)})"
+        if eff.op == "remove":
+            if isinstance(base, ir.MapType):
+                return pre, f"_map_remove({cur}, e{i})"
+            return pre, f"_set_remove({cur}, e{i})"
+        # clear
+        if isinstance(base, (ir.SetType, ir.MapType)):
+            return pre, "()"
+        if isinstance(t, ir.OptionalType):
+            return pre, "None"
+        return pre, repr(self._default_of(eff.var, scope))
+
+    def _default_of(self, name: str, scope: Scope) -> Any:
+        if name in scope.page_slots and scope.page is not None:
+            return self._defaults[self.page_index[scope.page.name]][scope.page_slots[name].index - 1 - self._nsess]
+        return self._session_defaults[self.session_slots[name].index - 1]
+
+    def _compile_action(self, action: ir.Action, pi: int) -> None:
+        aid = len(self._actions)
+        page = self.pages[pi]
+        ca = _CompiledAction(action, page.name)
+        self._actions.append(ca)
+        self._by_page[pi].append(ca)
+        scope = self._scopes[pi].with_params(action.params)
+        if action.requires:
+            conds = " and ".join(f"({self._expr(r, scope)})" for r in action.requires)
+            self._src.append(f"def _REQ_{aid}(s, a, m):\n    return bool({conds})")
+        lines = [f"def _STEP_{aid}(s, a):", "    m = {}"]
+        updates = []
+        for i, eff in enumerate(action.effects):
+            pre, update = self._effect_code(i, eff, scope)
+            lines += pre
+            updates.append(f"    v[{self._slot(eff.var, scope).index}] = {update}")
+        lines.append("    v = list(s)")
+        lines += updates
+        lines.append(f"    return {self._navigate(action, pi, scope)}")
+        self._src.append("\n".join(lines))
+
+    def _navigate(self, action: ir.Action, pi: int, scope: Scope) -> str:
+        if action.goto is None:
+            return "tuple(v)"
+        if action.goto not in self.page_index:
+            raise CompileError(f"action '{action.name}' goes to unknown page '{action.goto}'")
+        ti = self.page_index[action.goto]
+        target = self.pages[ti]
+        parts = [str(ti), f"*v[1:{1 + self._nsess}]"]
+        for j, var in enumerate(target.vars):
+            if var.name in action.carry and var.name in scope.page_slots:
+                parts.append(f"v[{scope.page_slots[var.name].index}]")
+            else:
+                parts.append(repr(self._defaults[ti][j]))
+        return "(" + ", ".join(parts) + ",)"
+
+    def _task_scope(self, task: ir.Task) -> Scope:
+        base = self._scopes[self.page_index[task.page]] if task.page in self.page_index else Scope(self.session_slots)
+        return base.with_params(task.params)
+
+    def _compile_tasks(self) -> None:
+        for i, task in enumerate(self.spec.tasks):
+            scope = self._task_scope(task)
+            cond = self._expr(task.goal, scope)
+            if task.page is not None:
+                cond = f"s[0] == {self.page_index[task.page]} and ({cond})"
+            self._src.append(f"def _GOAL_{i}(s, a):\n    m = {{}}\n    return bool({cond})")
+            if task.answer is not None:
+                self._src.append(f"def _ANSWER_{i}(s, a):\n    m = {{}}\n    return {self._expr(task.answer, scope)}")
+
+    # ---------------------------------------------------------------- the public semantics
+    def initial(self) -> State:
+        entry = self.page_index[self.spec.site.entry]
+        return (entry, *self._session_defaults, *self._defaults[entry])
+
+    def page_of(self, state: State) -> str:
+        return self.pages[state[0]].name
+
+    def moves(self, page: str) -> list[Move]:
+        """Every move of a page, enabled or not, in canonical order."""
+        return [mv for ca in self._by_page[self.page_index[page]] for mv in ca.moves]
+
+    def enabled(self, state: State) -> list[Move]:
+        memo: dict[str, Any] = {}
+        out: list[Move] = []
+        for ca in self._by_page[state[0]]:
+            req = ca.req
+            if req is None:
+                out.extend(ca.moves)
+            else:
+                out.extend(mv for mv in ca.moves if req(state, mv.args, memo))
+        return out
+
+    def is_enabled(self, state: State, move: Move) -> bool:
+        if move.page != self.pages[state[0]].name:
+            return False
+        req = self._actions[move.aid].req
+        return req is None or req(state, move.args, {})
+
+    def step(self, state: State, move: Move) -> State:
+        """The successor state; a disabled move (or one of another page) changes nothing."""
+        if not self.is_enabled(state, move):
+            return state
+        return move.fn(state, move.args)
+
+    def successors(self, state: State) -> Iterator[tuple[Move, State]]:
+        for mv in self.enabled(state):
+            yield mv, mv.fn(state, mv.args)
+
+    def key(self, state: State) -> State:
+        """The canonical key: states are canonical tuples, equal iff the states are equal."""
+        return state
+
+    def find_move(self, page: str, action: str, args: dict[str, Any] | tuple[Any, ...] = ()) -> Move:
+        for mv in self.moves(page):
+            if mv.action.name == action:
+                values = tuple(args[p.name] for p in mv.action.params) if isinstance(args, dict) else tuple(args)
+                if mv.args == values:
+                    return mv
+        raise KeyError(f"no move {page}.{action}{tuple(args)!r}")
+
+    # ---------------------------------------------------------------- state as data
+    def variables(self, state: State) -> list[tuple[ir.Var, Any]]:
+        page = self.pages[state[0]]
+        return list(zip((*self.spec.session, *page.vars), state[1:], strict=True))
+
+    def to_json(self, state: State) -> dict[str, Any]:
+        def js(v: Any) -> Any:
+            return [js(x) for x in v] if isinstance(v, tuple) else v
+
+        return {"page": self.page_of(state), "vars": {var.name: js(v) for var, v in self.variables(state)}}
+
+    def from_json(self, data: dict[str, Any]) -> State:
+        pi = self.page_index[data["page"]]
+        decls = (*self.spec.session, *self.pages[pi].vars)
+        values = []
+        for var in decls:
+            raw = data["vars"][var.name]
+            if isinstance(raw, list):
+                raw = tuple(tuple(x) if isinstance(x, list) else x for x in raw)
+            values.append(self._normalise(raw, T.strip_optional(var.type)))
+        return (pi, *values)
+
+    # ---------------------------------------------------------------- views, goals, templates
+    def view(self, state: State, name: str, full: bool = False) -> tuple[Any, ...]:
+        fn = self._ns.get(view_fn(self.page_of(state), name, full))
+        if fn is None:
+            raise KeyError(f"page '{self.page_of(state)}' has no view '{name}'")
+        result: tuple[Any, ...] = fn(state, {})
+        return result
+
+    def task_args(self, task: ir.Task) -> list[tuple[Any, ...]]:
+        return list(itertools.product(*(T.domain_values(p.type, self.spec) for p in task.params)))
+
+    def goal(self, task: ir.Task | int) -> Callable[[State, tuple[Any, ...]], bool]:
+        i = task if isinstance(task, int) else self.spec.tasks.index(task)
+        fn: Callable[[State, tuple[Any, ...]], bool] = self._ns[f"_GOAL_{i}"]
+        return fn
+
+    def holds(self, task: ir.Task | int, args: tuple[Any, ...], state: State) -> bool:
+        return self.goal(task)(state, args)
+
+    def answer(self, task: ir.Task | int, args: tuple[Any, ...], state: State) -> Any:
+        i = task if isinstance(task, int) else self.spec.tasks.index(task)
+        fn = self._ns.get(f"_ANSWER_{i}")
+        return None if fn is None else fn(state, args)
+
+    def row(self, table: str, key: Any) -> dict[str, Any]:
+        t = self.spec.table(table)
+        return dict(zip((c.name for c in t.columns), self._ns[f"_ROWS_{table}"][key], strict=True))
+
+    def _bind(self, out: dict[str, Any], name: str, value: Any, t: ir.Type) -> None:
+        out[name] = value
+        ref = T.strip_optional(t)
+        if isinstance(ref, ir.RefType) and f"_ROWS_{ref.table}" in self._ns:
+            cols = [c.name for c in self.spec.table(ref.table).columns]
+            row = self._ns[f"_ROWS_{ref.table}"].get(value) if value is not None else None
+            for j, col in enumerate(cols):
+                out[f"{name}.{col}"] = None if row is None else row[j]
+
+    def bindings(self, state: State, params: tuple[ir.Param, ...] = (), args: tuple[Any, ...] = ()) -> dict[str, Any]:
+        """Every name a template may use in this state: variables, then parameters (which shadow them)."""
+        out: dict[str, Any] = {}
+        for var, value in self.variables(state):
+            self._bind(out, var.name, value, var.type)
+        for p, value in zip(params, args, strict=True):
+            self._bind(out, p.name, value, p.type)
+        return out
+
+    def render(self, template: str, state: State, move: Move | None = None) -> str:
+        params, args = (move.action.params, move.args) if move else ((), ())
+        return render_template(template, self.bindings(state, params, args))

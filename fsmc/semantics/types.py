@@ -1,0 +1,63 @@
+"""Static facts about types the semantics needs: the type of an expression, domains and their order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from fsmc import ir
+
+BOOL = ir.BoolType()
+NUM = ir.NamedType(name="num")  # a number from a data table; never a state domain
+STR = ir.NamedType(name="str")
+INT_ANY = ir.NamedType(name="int")
+ANY = ir.NamedType(name="any")
+
+
+def column_type(col: ir.Column) -> ir.Type:
+    if col.type.startswith("ref:"):
+        return ir.RefType(table=col.type[4:])
+    return {"bool": BOOL, "int": INT_ANY, "num": NUM, "str": STR}.get(col.type, ANY)
+
+
+def strip_optional(t: ir.Type) -> ir.Type:
+    return t.inner if isinstance(t, ir.OptionalType) else t
+
+
+def domain_values(t: ir.Type, spec: ir.Spec) -> tuple[Any, ...]:
+    """Every value of a finite domain, in domain order; raises ValueError for set and map types."""
+    if isinstance(t, ir.BoolType):
+        return (False, True)
+    if isinstance(t, ir.IntType):
+        return tuple(range(t.lo, t.hi + 1))
+    if isinstance(t, ir.ChoiceType):
+        return t.values
+    if isinstance(t, ir.RefType):
+        table = spec.table(t.table)
+        k = [c.name for c in table.columns].index(table.key)
+        return tuple(row[k] for row in table.rows)
+    if isinstance(t, ir.OptionalType):
+        return (None, *domain_values(t.inner, spec))
+    raise ValueError(f"a {t.kind} type has no enumerable domain")
+
+
+def domain_size(t: ir.Type, spec: ir.Spec) -> int:
+    """How many values a domain holds (sets and maps counted exactly; may be astronomically large)."""
+    if isinstance(t, ir.SetType):
+        return 2 ** domain_size(t.elem, spec)
+    if isinstance(t, ir.MapType):
+        return (domain_size(t.value, spec) + 1) ** domain_size(t.key, spec)
+    if isinstance(t, ir.IntType):
+        return max(0, t.hi - t.lo + 1)
+    if isinstance(t, ir.OptionalType):
+        return 1 + domain_size(t.inner, spec)
+    return len(domain_values(t, spec))
+
+
+def order_key(t: ir.Type, spec: ir.Spec) -> Callable[[Any], Any]:
+    """A sort key that puts values of type t in domain order."""
+    t = strip_optional(t)
+    if isinstance(t, (ir.ChoiceType, ir.RefType)):
+        index = {v: i for i, v in enumerate(domain_values(t, spec))}
+        return lambda v: -1 if v is None else index.get(v, len(index))
+    return lambda v: (v is not None, v)

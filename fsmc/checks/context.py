@@ -1,0 +1,39 @@
+"""What the checks share: the spec and, computed once on demand, the machine, page graph and state space."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import networkx as nx
+
+from fsmc import ir
+from fsmc.analysis import StateSpace, explore, page_graph
+from fsmc.semantics import CompileError, Machine
+
+STATE_CAP = 200_000
+
+
+class CheckContext:
+    def __init__(self, spec: ir.Spec, state_cap: int = STATE_CAP):
+        self.spec = spec
+        self.state_cap = state_cap
+        self.static_errors = 0  # set by check() before the semantic checks run
+
+    @cached_property
+    def page_graph(self) -> nx.MultiDiGraph:
+        return page_graph(self.spec)
+
+    @cached_property
+    def machine(self) -> Machine | None:
+        """The compiled semantics, or None when the spec is too broken to execute."""
+        try:
+            return Machine(self.spec)
+        except (CompileError, KeyError, ValueError, IndexError, TypeError, SyntaxError):
+            return None
+
+    @cached_property
+    def state_space(self) -> StateSpace | None:
+        """The reachable states up to state_cap, or None when the machine cannot be built."""
+        if self.machine is None:
+            return None
+        return explore(self.machine, max_states=self.state_cap)

@@ -23,6 +23,7 @@ class Move:
 
     def __init__(self, aid: int, args: tuple[Any, ...], action: ir.Action, page: str, fn: Callable[..., State]):
         self.aid, self.args, self.action, self.page, self.fn = aid, args, action, page, fn
+        self.index = -1  # position in Machine.all_moves
 
     @property
     def name(self) -> str:
@@ -138,6 +139,9 @@ class Machine:
             fn = self._ns[f"_STEP_{aid}"]
             domains = [T.domain_values(p.type, self.spec) for p in ca.action.params]
             ca.moves = [Move(aid, args, ca.action, ca.page, fn) for args in itertools.product(*domains)]
+        self.all_moves: list[Move] = [mv for ca in self._actions for mv in ca.moves]
+        for i, mv in enumerate(self.all_moves):
+            mv.index = i
 
     def _const(self, var: ir.Var, scope: Scope) -> Any:
         value = constant(self._expr(var.default, scope), self._ns)

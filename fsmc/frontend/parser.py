@@ -503,7 +503,7 @@ def syntax_diagnostic(err: UnexpectedInput, file: str) -> Diagnostic:
         if err.token.type == "$END":
             return Diagnostic("E001", "unexpected end of file", span, hint=f"expected {_describe(err.expected)}")
         span = _tok_span(err.token, file)
-        return Diagnostic("E001", f"unexpected {err.token!s:.40}", span, hint=f"expected {_describe(err.expected)}")
+        return Diagnostic("E001", f"unexpected '{str(err.token)[:40]}'", span, hint=f"expected {_describe(err.expected)}")
     if isinstance(err, UnexpectedCharacters):
         ch = err.char if err.char.isprintable() else repr(err.char)
         return Diagnostic("E001", f"unexpected character {ch}", span, hint="check for a stray symbol or an unclosed string")

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs everything fsmc needs on a fresh Debian machine: system packages (Chromium, SPIN, gcc),
+# the Python package with its dev tools, and the site template's npm packages (once, shared by all sites).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then SUDO="sudo"; fi
+
+missing=()
+command -v chromium >/dev/null || missing+=(chromium)
+command -v spin >/dev/null || missing+=(spin)
+command -v gcc >/dev/null || missing+=(gcc)
+command -v node >/dev/null || missing+=(nodejs npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]} with apt-get" >&2
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+python3 -m pip install -q --root-user-action=ignore --disable-pip-version-check -e '.[dev]'
+
+if [ -f templates/package-lock.json ] && [ ! -d templates/node_modules ]; then
+  echo "setup: installing the site template's npm packages" >&2
+  (cd templates && npm ci --no-audit --no-fund --loglevel=error)
+fi

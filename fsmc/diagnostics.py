@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Iterable, Literal
+from typing import Literal
 
 from fsmc.ir.nodes import Span
 
@@ -20,8 +21,8 @@ class Diagnostic:
     severity: Severity = "error"
     notes: tuple[tuple[Span, str], ...] = field(default=())
 
-    def sort_key(self) -> tuple[str, int, int, str]:
-        return (self.span.file, self.span.line, self.span.col, self.code)
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        return (self.span.file, self.span.line, self.span.col, self.code, self.message)
 
     def to_json(self) -> dict[str, object]:
         return {

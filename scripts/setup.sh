@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs everything fsmc needs on a fresh Debian machine: system packages (Chromium, SPIN, gcc),
+# Installs everything fsmc needs on a fresh Debian machine: system packages (Chromium, SPIN, gcc, Graphviz),
 # the Python package with its dev tools, and the site template's npm packages (once, shared by all sites).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +11,7 @@ missing=()
 command -v chromium >/dev/null || missing+=(chromium)
 command -v spin >/dev/null || missing+=(spin)
 command -v gcc >/dev/null || missing+=(gcc)
+command -v dot >/dev/null || missing+=(graphviz)
 command -v node >/dev/null || missing+=(nodejs npm)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]} with apt-get" >&2
@@ -18,7 +19,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
-python3 -m pip install -q --root-user-action=ignore --disable-pip-version-check -e '.[dev]'
+PIP="python3 -m pip install -q --root-user-action=ignore --disable-pip-version-check"
+# TRL (a dev extra, for the dataset tests) needs torch: take the CPU build that lies on this machine's disk
+# rather than letting the resolver fetch a multi-GB CUDA build.
+python3 -c 'import torch' 2>/dev/null || $PIP torch==2.13.0
+$PIP -e '.[dev]'
 
 if [ -f templates/package-lock.json ] && [ ! -d templates/node_modules ]; then
   echo "setup: installing the site template's npm packages" >&2

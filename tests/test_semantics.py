@@ -40,7 +40,7 @@ def test_views_filter_sort_and_paginate(mini_machine: Machine, on_list: State) -
     assert m.view(s, "hits") == ("b2", "d4")
     s = go(m, go(m, on_list, "next"), "next")
     assert m.view(s, "hits") == ("e5",)
-    assert not m.find_move("list", "next") in m.enabled(s)
+    assert m.find_move("list", "next") not in m.enabled(s)
 
 
 def test_result_set_change_resets_pagination(mini_machine: Machine, on_list: State) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -19,10 +20,8 @@ def print_diagnostics(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic], fm
     sources: dict[str, str] = {}
     for d in diagnostics:
         if d.span.file and d.span.file not in sources:
-            try:
+            with contextlib.suppress(OSError):
                 sources[d.span.file] = Path(d.span.file).read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                pass
     if diagnostics:
         print(render_text(diagnostics, sources), file=sys.stderr)
 

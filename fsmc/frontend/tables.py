@@ -19,7 +19,7 @@ def _coerce(value: object, coltype: str) -> ir.Value:
     if coltype == "int":
         if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
             raise ValueError(f"expected an integer, got {value!r}")
-        return int(value)  # type: ignore[arg-type]
+        return int(value)  # type: ignore[call-overload]
     if coltype == "num":
         if isinstance(value, bool):
             raise ValueError(f"expected a number, got {value!r}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -96,13 +96,13 @@ class OptionalType(Node):
 
 
 Type = Annotated[
-    Union[BoolType, IntType, ChoiceType, NamedType, RefType, SetType, MapType, OptionalType],
+    BoolType | IntType | ChoiceType | NamedType | RefType | SetType | MapType | OptionalType,
     Field(discriminator="kind"),
 ]
 
 # ---------------------------------------------------------------- expressions
 
-Value = Union[bool, int, float, str, None]
+Value = bool | int | float | str | None
 
 
 class Lit(Node):
@@ -163,7 +163,7 @@ class SetLit(Node):
 
 
 Expr = Annotated[
-    Union[Lit, Name, GetField, Index, Call, Unary, Binary, SetLit],
+    Lit | Name | GetField | Index | Call | Unary | Binary | SetLit,
     Field(discriminator="kind"),
 ]
 

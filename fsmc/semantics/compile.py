@@ -98,8 +98,8 @@ class ExprCompiler:
 
     def call(self, node: ir.Call, scope: Scope) -> tuple[str, ir.Type]:
         if node.func in ("count", "pages"):
-            arg = node.args[0] if len(node.args) == 1 else None
-            view = scope.view(arg.id) if isinstance(arg, ir.Name) else None
+            first = node.args[0] if len(node.args) == 1 else None
+            view = scope.view(first.id) if isinstance(first, ir.Name) else None
             if view is None or scope.page is None:
                 raise CompileError(f"{node.func}() takes one view of the current page")
             full = f"{view_fn(scope.page.name, view.name, full=True)}(s, m)"

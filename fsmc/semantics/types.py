@@ -17,7 +17,8 @@ ANY = ir.NamedType(name="any")
 def column_type(col: ir.Column) -> ir.Type:
     if col.type.startswith("ref:"):
         return ir.RefType(table=col.type[4:])
-    return {"bool": BOOL, "int": INT_ANY, "num": NUM, "str": STR}.get(col.type, ANY)
+    simple: dict[str, ir.Type] = {"bool": BOOL, "int": INT_ANY, "num": NUM, "str": STR}
+    return simple.get(col.type, ANY)
 
 
 def strip_optional(t: ir.Type) -> ir.Type:

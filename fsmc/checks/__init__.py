@@ -9,13 +9,65 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from fsmc import ir
+from fsmc.checks.clamped_effects import clamped_effects_check
+from fsmc.checks.constant_vars import constant_vars_check
 from fsmc.checks.context import CheckContext
+from fsmc.checks.dead_actions import dead_actions_check
+from fsmc.checks.deadlocks import deadlocks_check
+from fsmc.checks.domains import domains_check
+from fsmc.checks.effect_conflicts import effect_conflicts_check
+from fsmc.checks.effect_kinds import effect_kinds_check
+from fsmc.checks.effect_targets import effect_targets_check
+from fsmc.checks.exploration import exploration_check
+from fsmc.checks.gui_presence import gui_presence_check
+from fsmc.checks.gui_selectors import gui_selectors_check
+from fsmc.checks.impossible_requires import impossible_requires_check
+from fsmc.checks.names import names_check
+from fsmc.checks.navigation import navigation_check
+from fsmc.checks.pagination import pagination_check
+from fsmc.checks.references import references_check
+from fsmc.checks.table_data import table_data_check
+from fsmc.checks.templates import templates_check
+from fsmc.checks.terminal_exits import terminal_exits_check
+from fsmc.checks.typing import typing_check
+from fsmc.checks.unique_names import unique_names_check
+from fsmc.checks.unreachable_pages import unreachable_pages_check
+from fsmc.checks.unsatisfiable_tasks import unsatisfiable_tasks_check
+from fsmc.checks.unused import unused_check
+from fsmc.checks.views import views_check
 from fsmc.diagnostics import Diagnostic
 
 Check = Callable[[CheckContext], Iterable[Diagnostic]]
 
-CHECKS: tuple[Check, ...] = ()
-SEMANTIC_CHECKS: tuple[Check, ...] = ()
+CHECKS: tuple[Check, ...] = (
+    references_check,
+    unique_names_check,
+    table_data_check,
+    names_check,
+    templates_check,
+    typing_check,
+    domains_check,
+    views_check,
+    effect_targets_check,
+    effect_kinds_check,
+    effect_conflicts_check,
+    pagination_check,
+    navigation_check,
+    gui_selectors_check,
+    gui_presence_check,
+    unused_check,
+)
+SEMANTIC_CHECKS: tuple[Check, ...] = (
+    exploration_check,
+    unreachable_pages_check,
+    impossible_requires_check,
+    dead_actions_check,
+    clamped_effects_check,
+    unsatisfiable_tasks_check,
+    constant_vars_check,
+    terminal_exits_check,
+    deadlocks_check,
+)
 
 
 def check(spec: ir.Spec, state_cap: int | None = None) -> list[Diagnostic]:

@@ -1,0 +1,68 @@
+"""The types of the built-in functions (docs/semantics.md, "Built-ins"), for the type checker."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from fsmc import ir
+from fsmc.checks._types import ANY, INT, NUM, Ty, describe, elem_of
+
+if TYPE_CHECKING:
+    from fsmc.checks.typing import Typer
+
+_SIGNATURE = {
+    "len": "len(x) counts the members of a set or map, or the rows a view shows",
+    "count": "count(v) counts the rows of view v before pagination",
+    "pages": "pages(v) is the number of pages of a paginated view v",
+    "first": "first(v) is the first row a view shows (or none)",
+    "last": "last(v) is the last row a view shows (or none)",
+    "sum": "sum(m) adds up the values of a map",
+}
+
+
+def call_type(typer: Typer, e: ir.Call) -> Ty:
+    args = [typer.infer(a) for a in e.args]
+    if e.func not in _SIGNATURE:
+        return ANY  # the names check reports unknown functions
+    if len(args) != 1:
+        return typer.error("E206", f"{e.func}() takes 1 argument, not {len(args)}", e, hint=_SIGNATURE[e.func])
+    arg, t = e.args[0], args[0]
+    if t.kind == "any":
+        return INT if e.func in ("len", "count", "pages") else ANY
+    return _RULES[e.func](typer, e, arg, t)
+
+
+def _bad(typer: Typer, e: ir.Call, t: Ty, want: str) -> Ty:
+    return typer.error("E206", f"{e.func}() needs {want}, not {describe(t)}", e, hint=_SIGNATURE[e.func])
+
+
+def _len(typer: Typer, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:
+    if t.base().kind not in ("set", "map", "view"):
+        _bad(typer, e, t, "a set, a map or a view")
+    return INT
+
+
+def _view_only(typer: Typer, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:
+    b = typer.scope.resolve(arg.id) if isinstance(arg, ir.Name) else None
+    if b is None or b.kind != "view":
+        _bad(typer, e, t, "the name of a view of this page")
+    elif e.func == "pages" and isinstance(b.node, ir.View) and b.node.page_var is None:
+        typer.error("E206", f"pages() needs a paginated view; '{b.node.name}' has no `page VAR size N`", e)
+    return INT
+
+
+def _end(typer: Typer, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:
+    if t.kind not in ("set", "view"):
+        return _bad(typer, e, t, "a view or a set")
+    return replace(elem_of(t), opt=True)
+
+
+def _sum(typer: Typer, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:
+    base = t.base()
+    if base.kind != "map" or (base.val or ANY).kind not in ("int", "num", "any"):
+        return _bad(typer, e, t, "a map with number values")
+    return NUM if (base.val or ANY).kind == "num" else INT
+
+
+_RULES = {"len": _len, "count": _view_only, "pages": _view_only, "first": _end, "last": _end, "sum": _sum}

@@ -1,0 +1,97 @@
+"""The static types the type checker infers, and how they relate (not a check: shared by the checks)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from fsmc import ir
+
+
+@dataclass(frozen=True)
+class Ty:
+    """A static type: bool, int, num, str, choice, ref, set, map, view, none or any (unknown); maybe optional."""
+
+    kind: str
+    opt: bool = False
+    table: str | None = None  # ref, view
+    values: tuple[str, ...] = ()  # choice
+    name: str | None = None  # an enum's name
+    elem: Ty | None = None  # set element, map key
+    val: Ty | None = None  # map value
+
+    def base(self) -> Ty:
+        return replace(self, opt=False) if self.opt else self
+
+
+ANY, BOOL, INT, NUM, STR, NONE = Ty("any"), Ty("bool"), Ty("int"), Ty("num"), Ty("str"), Ty("none")
+_COLUMN = {"bool": BOOL, "int": INT, "num": NUM, "str": STR}
+
+
+def from_ir(t: ir.Type) -> Ty:
+    if isinstance(t, ir.OptionalType):
+        return replace(from_ir(t.inner), opt=True)
+    if isinstance(t, ir.BoolType):
+        return BOOL
+    if isinstance(t, ir.IntType):
+        return INT
+    if isinstance(t, ir.ChoiceType):
+        return Ty("choice", values=t.values, name=t.name)
+    if isinstance(t, ir.RefType):
+        return Ty("ref", table=t.table)
+    if isinstance(t, ir.SetType):
+        return Ty("set", elem=from_ir(t.elem))
+    if isinstance(t, ir.MapType):
+        return Ty("map", elem=from_ir(t.key), val=from_ir(t.value))
+    return ANY
+
+
+def column_ty(col: ir.Column) -> Ty:
+    return Ty("ref", table=col.type[4:]) if col.type.startswith("ref:") else _COLUMN.get(col.type, ANY)
+
+
+def describe(t: Ty) -> str:
+    q = "?" if t.opt else ""
+    if t.kind == "choice":
+        return (t.name or "{" + ", ".join(f'"{v}"' for v in t.values) + "}") + q
+    if t.kind == "ref":
+        return f"ref {t.table}{q}"
+    if t.kind == "view":
+        return f"a view of {t.table}"
+    if t.kind == "set":
+        return f"set<{describe(t.elem or ANY)}>{q}"
+    if t.kind == "map":
+        return f"map<{describe(t.elem or ANY)}, {describe(t.val or ANY)}>{q}"
+    return t.kind + q
+
+
+_FAMILY = {"int": "number", "num": "number", "str": "text", "choice": "text", "set": "rows", "view": "rows"}
+
+
+def compatible(a: Ty, b: Ty) -> bool:
+    """Whether values of the two types can be compared or stored one in the other."""
+    if "any" in (a.kind, b.kind) or "none" in (a.kind, b.kind):
+        return True
+    fa, fb = _FAMILY.get(a.kind, a.kind), _FAMILY.get(b.kind, b.kind)
+    if {a.kind, b.kind} == {"set", "map"}:  # `{}` is also the empty map
+        empty = a if a.kind == "set" else b
+        return (empty.elem or ANY).kind == "any"
+    if fa != fb:
+        return False
+    if fa == "rows":
+        return compatible(elem_of(a), elem_of(b))
+    if a.kind == "ref":
+        return a.table == b.table or None in (a.table, b.table)
+    if a.kind == "map":
+        return compatible(a.elem or ANY, b.elem or ANY) and compatible(a.val or ANY, b.val or ANY)
+    return True
+
+
+def elem_of(t: Ty) -> Ty:
+    """The type of the members of a set, the keys of a map or the rows of a view."""
+    if t.kind == "view":
+        return Ty("ref", table=t.table) if t.table else ANY
+    return t.elem or ANY
+
+
+def is_number(t: Ty) -> bool:
+    return t.kind in ("int", "num", "any")

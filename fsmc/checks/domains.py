@@ -1,0 +1,163 @@
+"""Every domain is non-empty and of a sane size, every parameter domain is enumerable, and every default is a constant of its domain."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from fsmc import ir
+from fsmc.checks._index import SpecIndex, did_you_mean, index_of
+from fsmc.checks.context import CheckContext
+from fsmc.checks.references import declared_types
+from fsmc.checks.table_data import key_values
+from fsmc.diagnostics import Diagnostic
+from fsmc.semantics import domain_size
+
+MAX_INT_VALUES = 1_000_000
+MAX_ELEMENTS = 64  # sets and maps over more elements than this have astronomically many values
+
+
+def resolvable(t: ir.Type, idx: SpecIndex) -> bool:
+    """Whether every table and enum the type names exists (so its domain can be computed)."""
+    if isinstance(t, ir.RefType):
+        return t.table in idx.tables
+    if isinstance(t, ir.NamedType):
+        return False
+    if isinstance(t, ir.SetType):
+        return resolvable(t.elem, idx)
+    if isinstance(t, ir.MapType):
+        return resolvable(t.key, idx) and resolvable(t.value, idx)
+    if isinstance(t, ir.OptionalType):
+        return resolvable(t.inner, idx)
+    return True
+
+
+def size_of(t: ir.Type, idx: SpecIndex) -> int | None:
+    """The number of values of a domain, or None when it names something unknown or repeats a key."""
+    if not resolvable(t, idx):
+        return None
+    try:
+        return domain_size(t, idx.spec)
+    except (KeyError, ValueError, OverflowError):
+        return None
+
+
+def _shape(t: ir.Type, idx: SpecIndex) -> Iterator[Diagnostic]:
+    if isinstance(t, ir.IntType) and t.lo > t.hi:
+        yield Diagnostic("E220", f"int[{t.lo}..{t.hi}] is empty", t.span, hint=f"write int[{t.hi}..{t.lo}]")
+    elif isinstance(t, ir.IntType) and t.hi - t.lo + 1 > MAX_INT_VALUES:
+        yield Diagnostic("E221", f"int[{t.lo}..{t.hi}] has {t.hi - t.lo + 1:,} values", t.span,
+                         hint=f"states hold finite, small domains: keep ranges under {MAX_INT_VALUES:,} values")
+    elif isinstance(t, ir.RefType) and t.table in idx.tables and not idx.tables[t.table].rows:
+        yield Diagnostic("E220", f"table '{t.table}' has no rows, so `ref {t.table}` has no values", t.span,
+                         hint="add rows to the table")
+    elif isinstance(t, (ir.SetType, ir.MapType)):
+        yield from _collection(t, idx)
+    elif isinstance(t, ir.OptionalType):
+        yield from _shape(t.inner, idx)
+
+
+def _collection(t: ir.SetType | ir.MapType, idx: SpecIndex) -> Iterator[Diagnostic]:
+    inner = t.elem if isinstance(t, ir.SetType) else t.key
+    n = size_of(inner, idx)
+    if n is not None and n > MAX_ELEMENTS:
+        what = "a set" if isinstance(t, ir.SetType) else "a map"
+        yield Diagnostic("E221", f"{what} over {n:,} possible elements has about 2^{n} values", t.span,
+                         hint=f"keep the element domain under {MAX_ELEMENTS} values (e.g. a smaller table or range)")
+    yield from _shape(inner, idx)
+    if isinstance(t, ir.MapType):
+        yield from _shape(t.value, idx)
+
+
+def _params(spec: ir.Spec) -> Iterator[tuple[ir.Param, str]]:
+    for page in spec.pages:
+        for a in page.actions:
+            yield from ((p, f"action '{a.name}'") for p in a.params)
+    for task in spec.tasks:
+        yield from ((p, f"task '{task.name}'") for p in task.params)
+
+
+def _enumerable(spec: ir.Spec) -> Iterator[Diagnostic]:
+    for p, owner in _params(spec):
+        base = p.type.inner if isinstance(p.type, ir.OptionalType) else p.type
+        if isinstance(base, (ir.SetType, ir.MapType)):
+            yield Diagnostic("E222", f"parameter '{p.name}' of {owner} is a {base.kind}, which cannot be enumerated",
+                             p.span, hint="one move per parameter value: use bool, int[..], a choice, an enum or a ref")
+
+
+# ---------------------------------------------------------------- defaults
+
+
+def literal_problem(t: ir.Type, e: ir.Expr, idx: SpecIndex) -> str | None:
+    """Why a literal is not a value of the domain (None if it is, or if its kind does not match at all)."""
+    if isinstance(e, ir.Lit) and e.value is None:
+        return None if isinstance(t, ir.OptionalType) else f"none is not a value of {_show(t)}"
+    if isinstance(t, ir.OptionalType):
+        return literal_problem(t.inner, e, idx)
+    if isinstance(e, ir.SetLit):
+        return _set_problem(t, e, idx)
+    if not isinstance(e, ir.Lit) or isinstance(e.value, bool):
+        return None
+    v = e.value
+    if isinstance(t, ir.IntType) and isinstance(v, int) and not t.lo <= v <= t.hi:
+        return f"{v} is outside int[{t.lo}..{t.hi}]"
+    if isinstance(t, ir.ChoiceType) and isinstance(v, str) and v not in t.values:
+        return f"{v!r} is not one of {_show(t)}" + _close(v, t.values)
+    if isinstance(t, ir.RefType) and t.table in idx.tables:
+        keys = key_values(idx.tables[t.table])
+        if v not in keys:
+            return f"{v!r} is not a key of table '{t.table}'" + _close(str(v), [str(k) for k in keys])
+    return None
+
+
+def _set_problem(t: ir.Type, e: ir.SetLit, idx: SpecIndex) -> str | None:
+    if isinstance(t, ir.MapType):
+        return "a map literal can only be the empty `{}`" if e.items else None
+    if not isinstance(t, ir.SetType):
+        return None
+    for item in e.items:
+        problem = literal_problem(t.elem, item, idx)
+        if problem:
+            return problem
+    return None
+
+
+def _close(v: str, values: tuple[str, ...] | list[str]) -> str:
+    hint = did_you_mean(v, values)
+    return f" ({hint})" if hint else ""
+
+
+def _show(t: ir.Type) -> str:
+    if isinstance(t, ir.ChoiceType):
+        return t.name or "{" + ", ".join(f'"{v}"' for v in t.values) + "}"
+    if isinstance(t, ir.IntType):
+        return f"int[{t.lo}..{t.hi}]"
+    if isinstance(t, ir.RefType):
+        return f"ref {t.table}"
+    return t.kind
+
+
+def _constant(e: ir.Expr) -> bool:
+    if isinstance(e, ir.SetLit):
+        return all(_constant(i) for i in e.items)
+    return isinstance(e, ir.Lit) or (isinstance(e, ir.Unary) and e.op == "-" and isinstance(e.operand, ir.Lit))
+
+
+def _default(var: ir.Var, idx: SpecIndex) -> Iterator[Diagnostic]:
+    if not _constant(var.default):
+        yield Diagnostic("E224", f"the default of '{var.name}' must be a constant", var.default.span,
+                         hint="write a literal: defaults are fixed before any state exists")
+        return
+    problem = literal_problem(var.type, var.default, idx)
+    if problem:
+        yield Diagnostic("E223", f"the default of '{var.name}': {problem}", var.default.span,
+                         hint="make the type optional (`T?`)" if "none is not" in problem else
+                         "the default must be a value of the variable's domain")
+
+
+def domains_check(ctx: CheckContext) -> Iterator[Diagnostic]:
+    idx = index_of(ctx)
+    for t in declared_types(ctx.spec):
+        yield from _shape(t, idx)
+    yield from _enumerable(ctx.spec)
+    for var in (*ctx.spec.session, *(v for p in ctx.spec.pages for v in p.vars)):
+        yield from _default(var, idx)

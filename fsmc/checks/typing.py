@@ -1,0 +1,288 @@
+"""Every expression is well typed in its scope: conditions are bool, operators and built-ins get what they accept, values fit their targets.
+
+The checker infers a type for every expression bottom-up; a name that does not resolve has type
+`any` (the names check reports it), so one mistake gives one diagnostic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from fsmc import ir
+from fsmc.checks._builtins import call_type
+from fsmc.checks._index import ExprSite, Scope, did_you_mean, expr_sites, index_of
+from fsmc.checks._types import (
+    ANY,
+    BOOL,
+    INT,
+    NONE,
+    NUM,
+    STR,
+    Ty,
+    column_ty,
+    compatible,
+    describe,
+    elem_of,
+    from_ir,
+    is_number,
+)
+from fsmc.checks.context import CheckContext
+from fsmc.checks.table_data import key_values
+from fsmc.diagnostics import Diagnostic
+
+
+class Typer:
+    """Infers the types of the expressions of one site, collecting every type error on the way."""
+
+    def __init__(self, scope: Scope):
+        self.scope = scope
+        self.problems: list[Diagnostic] = []
+
+    def error(self, code: str, message: str, node: ir.Node, hint: str | None = None) -> Ty:
+        self.problems.append(Diagnostic(code, message, node.span, hint=hint))
+        return ANY
+
+    def infer(self, e: ir.Expr) -> Ty:
+        if isinstance(e, ir.Lit):
+            return _lit(e.value)
+        if isinstance(e, ir.Name):
+            return self.name(e)
+        if isinstance(e, ir.GetField):
+            return self.field(e)
+        if isinstance(e, ir.Index):
+            return self.index(e)
+        if isinstance(e, ir.Call):
+            return self.call(e)
+        if isinstance(e, ir.Unary):
+            return self.unary(e)
+        if isinstance(e, ir.Binary):
+            return self.binary(e)
+        return self.set_lit(e)
+
+    def name(self, e: ir.Name) -> Ty:
+        b = self.scope.resolve(e.id)
+        if b is None:
+            return ANY
+        if isinstance(b.node, ir.View):
+            table = self.scope.index.view_table(self.scope.page, b.node)
+            return Ty("ref", table=table) if b.kind == "alias" else Ty("view", table=table)
+        return from_ir(b.node.type)
+
+    def field(self, e: ir.GetField) -> Ty:
+        obj = self.infer(e.obj)
+        if obj.kind == "any":
+            return ANY
+        if obj.kind != "ref":
+            return self.error("E203", f"'.{e.field}' needs a row reference, not {describe(obj)}", e,
+                              hint="columns are read from a `ref TABLE` value, e.g. a parameter `p: ref products`")
+        table = self.scope.index.tables.get(obj.table or "")
+        if table is None:
+            return ANY
+        col = next((c for c in table.columns if c.name == e.field), None)
+        if col is None:
+            names = [c.name for c in table.columns]
+            return self.error("E106", f"table '{table.name}' has no column '{e.field}'", e,
+                              hint=did_you_mean(e.field, names) or "columns: " + ", ".join(names))
+        return replace(column_ty(col), opt=obj.opt)
+
+    def index(self, e: ir.Index) -> Ty:
+        obj, key = self.infer(e.obj), self.infer(e.key)
+        if obj.kind == "any":
+            return ANY
+        if obj.kind != "map":
+            return self.error("E204", f"'[...]' needs a map, not {describe(obj)}", e,
+                              hint="only `map<K, V>` values are indexed")
+        if not accepts(obj.elem or ANY, e.key, key):
+            self.error("E204", f"the key is {describe(key)}, but the map's keys are {describe(obj.elem or ANY)}", e.key)
+        return replace(obj.val or ANY, opt=True)
+
+    def call(self, e: ir.Call) -> Ty:
+        return call_type(self, e)
+
+    def unary(self, e: ir.Unary) -> Ty:
+        t = self.infer(e.operand)
+        if e.op == "not":
+            self.want_bool(e.operand, t, "'not'")
+            return BOOL
+        if not is_number(t.base()):
+            return self.error("E202", f"'-' needs a number, not {describe(t)}", e)
+        return t.base()
+
+    def want_bool(self, e: ir.Expr, t: Ty, what: str) -> None:
+        if t.kind not in ("bool", "any"):
+            self.error("E202", f"{what} needs a bool, not {describe(t)}", e)
+
+    def binary(self, e: ir.Binary) -> Ty:
+        lt, rt = self.infer(e.left), self.infer(e.right)
+        if e.op in ("and", "or"):
+            self.want_bool(e.left, lt, f"'{e.op}'")
+            self.want_bool(e.right, rt, f"'{e.op}'")
+            return BOOL
+        if e.op in ("==", "!="):
+            self.equality(e, lt, rt)
+            return BOOL
+        if e.op in ("<", "<=", ">", ">=", "+", "-", "*"):
+            return self.arithmetic(e, lt, rt)
+        if e.op == "contains" and lt.base().kind in ("str", "choice"):
+            if rt.base().kind not in ("str", "choice", "any"):
+                self.error("E205", f"text 'contains' needs text on the right, not {describe(rt)}", e.right)
+            return BOOL
+        coll, item = (rt, e.left) if e.op in ("in", "not in") else (lt, e.right)
+        self.membership(e, coll.base(), item, lt if coll is rt else rt)
+        return BOOL
+
+    def equality(self, e: ir.Binary, lt: Ty, rt: Ty) -> None:
+        if not (accepts(lt.base(), e.right, rt.base()) or accepts(rt.base(), e.left, lt.base())):
+            self.error("E202", f"cannot compare {describe(lt)} with {describe(rt)}", e, hint="they are never equal")
+            return
+        self.literal_in_domain(e.right, lt)
+        self.literal_in_domain(e.left, rt)
+
+    def literal_in_domain(self, e: ir.Expr, t: Ty) -> None:
+        """A string or key literal compared with a choice or a row reference must be one of its values."""
+        if not isinstance(e, ir.Lit) or e.value is None or isinstance(e.value, bool):
+            return
+        values = literal_domain(self.scope, t.base())
+        if values is not None and e.value not in values:
+            self.error("E209", f"{e.value!r} is not a value of {describe(t.base())}", e,
+                       hint=did_you_mean(str(e.value), [str(v) for v in values]) or
+                       "values: " + ", ".join(repr(v) for v in list(values)[:8]))
+
+    def arithmetic(self, e: ir.Binary, lt: Ty, rt: Ty) -> Ty:
+        for side, t in ((e.left, lt), (e.right, rt)):
+            if not is_number(t.base()):
+                self.error("E202", f"'{e.op}' needs numbers, not {describe(t)}", side,
+                           hint="only int and num values are ordered or added" if e.op in "<=>" else None)
+        if e.op in ("<", "<=", ">", ">="):
+            return BOOL
+        return NUM if "num" in (lt.kind, rt.kind) else INT
+
+    def membership(self, e: ir.Binary, coll: Ty, item: ir.Expr, item_t: Ty) -> None:
+        if coll.kind == "any":
+            return
+        if coll.kind not in ("set", "map", "view"):
+            self.error("E205", f"'{e.op}' needs a set, a map or a view, not {describe(coll)}", e,
+                       hint="text search is `TEXT contains WORD`" if coll.kind in ("str", "choice") else None)
+            return
+        elem = elem_of(coll)
+        if not accepts(elem, item, item_t.base()):
+            self.error("E205", f"{describe(item_t)} is never in {describe(coll)}", item,
+                       hint=f"its members are {describe(elem)}")
+        else:
+            self.literal_in_domain(item, elem)
+
+    def set_lit(self, e: ir.Expr) -> Ty:
+        assert isinstance(e, ir.SetLit)
+        types = [self.infer(i) for i in e.items]
+        first = next((t for t in types if t.kind not in ("any", "none")), ANY)
+        for item, t in zip(e.items, types, strict=True):
+            if not compatible(t, first):
+                self.error("E207", f"a set holds values of one type: {describe(t)} among {describe(first)}", item)
+        return Ty("set", elem=first)
+
+
+def accepts(target: Ty, e: ir.Expr, t: Ty) -> bool:
+    """Whether expression e of type t can stand where a target is expected: a string or int literal may name a row."""
+    if target.kind == "ref" and isinstance(e, ir.Lit) and isinstance(e.value, (str, int)) and not isinstance(e.value, bool):
+        return True
+    if target.kind == "set" and isinstance(e, ir.SetLit) and all(isinstance(i, ir.Lit) for i in e.items):
+        return all(accepts(target.elem or ANY, i, _lit(i.value)) for i in e.items if isinstance(i, ir.Lit))
+    return compatible(target, t)
+
+
+def _lit(v: ir.Value) -> Ty:
+    if v is None:
+        return NONE
+    if isinstance(v, bool):
+        return BOOL
+    if isinstance(v, int):
+        return INT
+    return NUM if isinstance(v, float) else STR
+
+
+def literal_domain(scope: Scope, t: Ty) -> set[ir.Value] | None:
+    """The values a literal may take to be of type t, when t is a choice or a row reference."""
+    if t.kind == "choice":
+        return set(t.values)
+    if t.kind == "ref" and t.table in scope.index.tables:
+        return key_values(scope.index.tables[t.table])
+    return None
+
+
+# ---------------------------------------------------------------- the sites
+
+
+def _want(typer: Typer, site: ExprSite, t: Ty) -> None:
+    if site.role in ("where", "when", "require", "goal") and t.kind not in ("bool", "any"):
+        typer.error("E201", f"a {site.role} condition must be a bool, not {describe(t)}", site.expr,
+                    hint="compare it, e.g. `x == ...`, or test membership with `in`")
+    elif site.role == "order" and t.kind in ("set", "map", "view"):
+        typer.error("E202", f"cannot sort rows by {describe(t)}", site.expr, hint="order by a column, e.g. `p.price`")
+    elif site.role == "default" and isinstance(site.owner, ir.Var):
+        _fits(typer, site.expr, t, from_ir(site.owner.type), f"the default of '{site.owner.name}'")
+    elif site.role == "answer":
+        _answer(typer, site.expr, t)
+
+
+def _fits(typer: Typer, e: ir.Expr, t: Ty, target: Ty, what: str) -> None:
+    if not accepts(target.base(), e, t.base()):
+        typer.error("E208", f"{what} is {describe(t)}, but must be {describe(target)}", e)
+
+
+def _answer(typer: Typer, e: ir.Expr, t: Ty) -> None:
+    if t.kind in ("set", "map", "view"):
+        typer.error("E210", f"an answer is one value, not {describe(t)}", e,
+                    hint="answer with one row's column, e.g. `first(v).title`, or a count, e.g. `count(v)`")
+    elif t.kind == "ref":
+        typer.problems.append(Diagnostic(
+            "W201", f"the answer is a row key of table '{t.table}', which the page may not show", e.span,
+            severity="warning", hint="answer with a column the page shows, e.g. `(...).title`"))
+
+
+def _effect(typer: Typer, site: ExprSite, t: Ty) -> None:
+    eff = site.owner
+    assert isinstance(eff, ir.Effect)
+    b = typer.scope.resolve(eff.var)
+    if b is None or not isinstance(b.node, ir.Var):
+        return
+    var = from_ir(b.node.type).base()
+    target = _effect_target(eff, site.role, var)
+    if target is not None:
+        _fits(typer, site.expr, t, target, _effect_what(eff, site.role))
+
+
+def _effect_target(eff: ir.Effect, role: str, var: Ty) -> Ty | None:
+    if role == "key":
+        return var.elem if var.kind == "map" else None
+    if eff.op in ("inc", "dec"):
+        return INT
+    if eff.op in ("add", "remove") and var.kind in ("set", "map"):
+        return var.elem
+    if eff.op == "assign":
+        return (var.val if var.kind == "map" else None) if eff.key is not None else var
+    return None
+
+
+def _effect_what(eff: ir.Effect, role: str) -> str:
+    if role == "key":
+        return f"the key of '{eff.var}'"
+    return {"inc": "the increment", "dec": "the decrement", "add": "the added value",
+            "remove": "the removed value"}.get(eff.op, f"the value assigned to '{eff.var}'")
+
+
+def types_of(site: ExprSite) -> tuple[Ty, list[Diagnostic]]:
+    """The type of a site's expression and the type errors in it."""
+    typer = Typer(site.scope)
+    t = typer.infer(site.expr)
+    if site.role in ("value", "key"):
+        _effect(typer, site, t)
+    else:
+        _want(typer, site, t)
+    return t, typer.problems
+
+
+def typing_check(ctx: CheckContext) -> Iterator[Diagnostic]:
+    index_of(ctx)
+    for site in expr_sites(ctx):
+        yield from types_of(site)[1]

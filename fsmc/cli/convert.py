@@ -1,0 +1,57 @@
+"""`fsmc convert`: write a spec in another format (.fsm, fsmc IR JSON, AutoWebWorld fsm.json, ...)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from pathlib import Path
+
+from fsmc.backends import BACKEND_ERRORS, BACKENDS
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, load_or_report, print_diagnostics
+from fsmc.diagnostics import SpecError
+
+NAME = "convert"
+HELP = "Convert a spec to another format: fsm (canonical .fsm text), ir (fsmc IR JSON) or fsm-json (AutoWebWorld)."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", help="a .fsm file, an fsmc IR .json or an AutoWebWorld fsm.json")
+    parser.add_argument("--to", required=True, choices=sorted(BACKENDS), help="the output format")
+    parser.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of to stdout")
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary file beside `path`, then rename it over `path`: readers never see half a file."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def run(args: argparse.Namespace) -> int:
+    spec = load_or_report(args.spec)
+    if spec is None:
+        return EXIT_UNREADABLE
+    try:
+        text = BACKENDS[args.to](spec)
+    except SpecError as err:
+        print_diagnostics(err.diagnostics)
+        return EXIT_ERRORS
+    except BACKEND_ERRORS as err:
+        print(f"{args.spec}: error: cannot convert to {args.to}: {err}", file=sys.stderr)
+        return EXIT_ERRORS
+    if not args.output:
+        sys.stdout.write(text)
+        return EXIT_OK
+    try:
+        write_atomically(Path(args.output), text)
+    except OSError as err:
+        print(f"{args.output}: error: cannot write: {err.strerror or err}", file=sys.stderr)
+        return EXIT_ERRORS
+    return EXIT_OK

@@ -1,0 +1,225 @@
+"""Builds the IR of a foreign fsm.json once the importer has fixed every field's domain."""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from fsmc import ir
+from fsmc.interop.awm_import import fsmc_name
+
+if TYPE_CHECKING:
+    from fsmc.interop.awm_import import Act, Field, Importer
+
+__all__ = ["build_spec"]
+
+JSON = Any
+_CMP = {"eq": "==", "neq": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+_GUI_OPS = {"click": "click", "type_text": "type", "key_press": "press", "hover": "hover", "drag": "drag",
+            "scroll_until_visible": "scroll_until_visible", "select": "select", "wait": "wait",
+            "repeat_click_until_visible": "repeat_click"}
+NONE = ir.Lit(value=None)
+
+
+# ---------------------------------------------------------------- preconditions
+
+
+def _is_optional(imp: Importer, f: Field) -> bool:
+    return isinstance(imp.types[f.name], ir.OptionalType)
+
+
+def _length_gt(imp: Importer, f: Field, n: int) -> ir.Expr | None:
+    x = ir.Name(id=f.name)
+    t = imp.types[f.name]
+    if isinstance(t, ir.SetType):
+        return ir.Binary(op=">", left=ir.Call(func="len", args=(x,)), right=ir.Lit(value=n))
+    inner = t.inner if isinstance(t, ir.OptionalType) else t
+    values = inner.values if isinstance(inner, ir.ChoiceType) else ()
+    longer = tuple(v for v in values if len(v) > n)
+    if not longer:
+        return ir.Lit(value=False)
+    if len(longer) < len(values):
+        return ir.Binary(op="in", left=x, right=ir.SetLit(items=tuple(ir.Lit(value=v) for v in longer)))
+    return ir.Binary(op="!=", left=x, right=NONE) if isinstance(t, ir.OptionalType) else None
+
+
+def _condition(imp: Importer, c: dict[str, JSON], act: Act, where: str) -> ir.Expr | None:
+    """One of their preconditions as an expression; None when it always holds (exists on a non-null field)."""
+    f = imp.field_of(c["path"], act, where)
+    if f is None:
+        return None
+    cond, x = c["cond"], ir.Name(id=f.name)
+    if cond in ("exists", "not_null"):
+        return ir.Binary(op="!=", left=x, right=NONE) if _is_optional(imp, f) else None
+    if cond == "length_gt":
+        return _length_gt(imp, f, c["value"])
+    rhs = imp.operand(c.get("value"), f, act, where)
+    if rhs is None:
+        return None
+    if cond in ("in", "oneof"):
+        return ir.Binary(op="in", left=x, right=rhs)
+    test = ir.Binary(op=_CMP[cond], left=x, right=rhs)  # type: ignore[arg-type]
+    if cond in ("eq", "neq") or not _is_optional(imp, f):
+        return test
+    return ir.Binary(op="and", left=ir.Binary(op="!=", left=x, right=NONE), right=test)  # null never compares
+
+
+# ---------------------------------------------------------------- effects
+
+
+def _effect(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> ir.Effect | None:
+    f = imp.field_of(e["path"], act, where, write=True)
+    if f is None:
+        return None
+    op = e["op"]
+    if op == "inc":
+        by = e.get("by", 1)
+        return None if by == 0 else ir.Effect(op="inc" if by > 0 else "dec", var=f.name, value=ir.Lit(value=abs(by)))
+    if op == "clear":
+        return ir.Effect(op="clear", var=f.name)
+    value = imp.operand(e["value_ref"], f, act, where) if "value_ref" in e else imp.lit(e.get("value"))
+    return ir.Effect(op="assign" if op == "set" else "add", var=f.name, value=value)
+
+
+# ---------------------------------------------------------------- GUI
+
+
+def testid(selector: JSON) -> str:
+    """Our selectors are data-testid values: `[data-testid="x"]` and `#x` become `x`, other CSS stays as written."""
+    text = str(selector or "")
+    m = re.fullmatch(r'\[data-testid="((?:[^"\\]|\\.)*)"\]', text)
+    if m:
+        return re.sub(r"\\(.)", r"\1", m.group(1))
+    return text[1:] if re.fullmatch(r"#[A-Za-z][\w-]*", text) else text
+
+
+def _fill(text: str, act: Act) -> str:
+    """Put the constant parameters into a template, as their pipeline does; ranged parameters stay `{p}`."""
+    for raw, value in act.consts.items():
+        text = text.replace("{" + raw + "}", "" if value is None else str(value))
+    return text
+
+
+def _gui_op(imp: Importer, g: JSON, act: Act, where: str, last: str) -> ir.GuiOp | None:
+    op = _GUI_OPS.get(str(g.get("op"))) if isinstance(g, dict) else None
+    if op is None:
+        imp.report(where, f"GUI operation {g.get('op') if isinstance(g, dict) else g!r} is not supported",
+                   hint="use click, type_text, key_press, hover, drag, scroll_until_visible, select or wait")
+        return None
+    if op == "wait":
+        return ir.GuiOp(op="wait", limit=int(g.get("ms", g.get("duration", 0)) or 0))
+    sel = _fill(testid(g.get("selector")), act) or last
+    text = {"type": g.get("text"), "press": g.get("key"), "select": g.get("value", g.get("text")),
+            "drag": testid(g.get("to_value"))}.get(op)
+    if op == "repeat_click":
+        return ir.GuiOp(op=op, selector=sel, until=_fill(testid(g.get("until")), act), limit=int(g.get("max") or 1))
+    return ir.GuiOp(op=op, selector=sel, text=None if text is None else _fill(str(text), act))  # type: ignore[arg-type]
+
+
+def _gui(imp: Importer, act: Act) -> tuple[ir.GuiOp, ...]:
+    ops: list[ir.GuiOp] = []
+    for k, g in enumerate(imp._list(act.raw, "gui_procedure", act.where)):
+        op = _gui_op(imp, g, act, f"{act.where}.gui_procedure[{k}]", (ops[-1].selector or "body") if ops else "body")
+        if op is not None:
+            ops.append(op)
+    return tuple(ops)
+
+
+# ---------------------------------------------------------------- actions and pages
+
+
+def _param_type(imp: Importer, name: str, values: list[JSON], where: str) -> ir.Type | None:
+    present = [v for v in values if v is not None]
+    inner: ir.Type | None = None
+    if all(isinstance(v, bool) for v in present) and len(set(present)) == 2:
+        inner = ir.BoolType()
+    elif all(isinstance(v, str) for v in present):
+        inner = ir.ChoiceType(values=tuple(present))
+    elif all(isinstance(v, int) and not isinstance(v, bool) for v in present) and \
+            sorted(present) == list(range(min(present), max(present) + 1)):
+        inner = ir.IntType(lo=min(present), hi=max(present))
+    if inner is None:
+        imp.report(where, f"parameter '{name}' ranges over {values!r}: not all strings, both booleans or consecutive "
+                          "integers")
+        return None
+    return ir.OptionalType(inner=inner) if None in values else inner
+
+
+def _params(imp: Importer, act: Act) -> tuple[ir.Param, ...]:
+    out = []
+    for name, values in act.ranges.items():
+        t = _param_type(imp, name, values, f"{act.where}.parameters")
+        if t is not None:
+            out.append(ir.Param(name=name, type=t))
+    return tuple(out)
+
+
+def _goto(imp: Importer, act: Act) -> tuple[str | None, tuple[str, ...]]:
+    if not act.raw.get("is_navigation"):
+        return None, ()
+    target = act.raw.get("to", act.raw.get("to_page_id"))
+    page = imp_page(target)
+    if not isinstance(target, str) or page not in imp.page_fields:
+        imp.report(f"{act.where}.to", f"navigation target {target!r} is not a page", "E005")
+        return None, ()
+    carried = tuple(n for n in imp.page_fields[page] if n in imp.page_fields[act.page])
+    return page, carried
+
+
+def imp_page(raw: JSON) -> str:
+    return fsmc_name(raw) if isinstance(raw, str) else ""
+
+
+def _action(imp: Importer, act: Act) -> ir.Action:
+    src = act.raw.get("from")
+    if src is not None and imp_page(src) != act.page:
+        imp.report(f"{act.where}.from", f"the action is listed on page '{act.page}' but its 'from' is {src!r} "
+                                         "(bfs.py never runs it, bfs_action.py does)")
+    requires = [_condition(imp, c, act, f"{act.where}.preconditions[{k}]")
+                for k, c in enumerate(imp._list(act.raw, "preconditions", act.where))]
+    effects = [_effect(imp, e, act, f"{act.where}.effects[{k}]")
+               for k, e in enumerate(imp._list(act.raw, "effects", act.where))]
+    goto, carry = _goto(imp, act)
+    return ir.Action(
+        name=imp_page(act.raw["id"]), params=_params(imp, act),
+        requires=tuple(r for r in requires if r is not None), effects=tuple(e for e in effects if e is not None),
+        goto=goto, carry=carry, gui=_gui(imp, act), span=imp.span(act.where),
+    )
+
+
+def _page(imp: Importer, raw: dict[str, JSON], acts: list[Act], where: str) -> ir.Page:
+    name = imp_page(raw["id"])
+    actions = tuple(_action(imp, a) for a in acts if a.page == name)
+    seen: set[str] = set()
+    for a in actions:
+        if a.name in seen:
+            imp.report(where, f"two actions of page '{name}' are named '{a.name}'", "E005")
+        seen.add(a.name)
+    title = raw.get("title")
+    span = imp.span(where)
+    return ir.Page(name=name, title=title if isinstance(title, str) else None, actions=actions, span=span,
+                   vars=tuple(imp.var(name, n).model_copy(update={"span": span}) for n in imp.page_fields[name]))
+
+
+def _site(imp: Importer, meta: dict[str, JSON]) -> ir.Site:
+    app = meta.get("app")
+    entry = imp_page(meta.get("initial_page_id"))
+    terminals = tuple(imp_page(t) for t in meta.get("terminal_pages") or ())
+    for where, page in [("meta.initial_page_id", entry), *(("meta.terminal_pages", t) for t in terminals)]:
+        if page not in imp.page_fields:
+            imp.report(where, f"'{page}' is not the id of a page", "E005")
+    return ir.Site(name=imp_page(app) if isinstance(app, str) and app else "site",
+                   title=app if isinstance(app, str) else None, entry=entry, terminals=terminals)
+
+
+def build_spec(imp: Importer, meta: dict[str, JSON], pages: list[dict[str, JSON]]) -> ir.Spec:
+    """The spec: session from the global schema, one page per page, their actions in file order."""
+    names = [imp_page(p["id"]) for p in pages]
+    for i, n in enumerate(names):
+        if n in names[:i]:
+            imp.report(f"pages[{i}].id", f"page id '{n}' is used twice", "E005")
+    return ir.Spec(
+        site=_site(imp, meta),
+        session=tuple(imp.var("", n) for n in imp.global_names),
+        pages=tuple(_page(imp, p, imp.acts, f"pages[{i}]") for i, p in enumerate(pages)),
+    )

@@ -1,0 +1,301 @@
+"""Prints IR back as canonical .fsm text: parse(to_fsm(spec)) == spec for every spec the parser can produce."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from fsmc import ir
+
+__all__ = ["PrintError", "effect_to_fsm", "expr_to_fsm", "quote", "to_fsm", "type_to_fsm", "value_to_fsm"]
+
+INDENT = "  "
+MAX_LINE = 100
+
+# Binding strength of each expression form; a child weaker than its slot needs parentheses.
+OR, AND, NOT, CMP, SUM, PRODUCT, UNARY, POSTFIX, ATOM = range(1, 10)
+_BINARY_LEVEL: dict[str, int] = {
+    "or": OR, "and": AND,
+    "==": CMP, "!=": CMP, "<": CMP, "<=": CMP, ">": CMP, ">=": CMP, "in": CMP, "not in": CMP, "contains": CMP,
+    "+": SUM, "-": SUM, "*": PRODUCT,
+}
+
+
+class PrintError(ValueError):
+    """The IR holds something that has no .fsm spelling (an infinite float, a nested optional)."""
+
+
+# ---------------------------------------------------------------- literals
+
+
+def quote(text: str) -> str:
+    """A .fsm string literal; the parser's `unquote` turns it back into `text`."""
+    body = text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n").replace("\t", "\\t")
+    return f'"{body}"'
+
+
+def _number(value: float) -> str:
+    if value != value or value in (float("inf"), float("-inf")):
+        raise PrintError(f"{value} has no .fsm spelling")
+    text = format(Decimal(repr(value)), "f")
+    return text if "." in text else text + ".0"
+
+
+def value_to_fsm(value: ir.Value) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return _number(value)
+    return quote(value)
+
+
+# ---------------------------------------------------------------- expressions
+
+
+def _level(e: ir.Expr) -> int:
+    if isinstance(e, ir.Binary):
+        return _BINARY_LEVEL[e.op]
+    if isinstance(e, ir.Unary):
+        return NOT if e.op == "not" else UNARY
+    if isinstance(e, ir.Lit) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool) and e.value < 0:
+        return UNARY  # printed with a leading minus
+    if isinstance(e, (ir.GetField, ir.Index, ir.Call)):
+        return POSTFIX
+    return ATOM
+
+
+def _sub(e: ir.Expr, at_least: int) -> str:
+    text = expr_to_fsm(e)
+    return f"({text})" if _level(e) < at_least else text
+
+
+def _binary(e: ir.Binary) -> str:
+    level = _BINARY_LEVEL[e.op]
+    left_min = level + 1 if level == CMP else level  # comparisons do not chain; the rest are left-associative
+    return f"{_sub(e.left, left_min)} {e.op} {_sub(e.right, level + 1)}"
+
+
+def expr_to_fsm(e: ir.Expr) -> str:
+    """The expression with as few parentheses as the grammar's precedence allows."""
+    if isinstance(e, ir.Lit):
+        return value_to_fsm(e.value)
+    if isinstance(e, ir.Name):
+        return e.id
+    if isinstance(e, ir.Binary):
+        return _binary(e)
+    if isinstance(e, ir.Unary):
+        return f"not {_sub(e.operand, NOT)}" if e.op == "not" else f"-{_sub(e.operand, UNARY)}"
+    if isinstance(e, ir.GetField):
+        return f"{_sub(e.obj, POSTFIX)}.{e.field}"
+    if isinstance(e, ir.Index):
+        return f"{_sub(e.obj, POSTFIX)}[{expr_to_fsm(e.key)}]"
+    if isinstance(e, ir.Call):
+        return f"{e.func}({', '.join(expr_to_fsm(a) for a in e.args)})"
+    if isinstance(e, ir.SetLit):
+        return "{" + ", ".join(expr_to_fsm(i) for i in e.items) + "}"
+    raise PrintError(f"cannot print expression node {type(e).__name__}")
+
+
+# ---------------------------------------------------------------- types
+
+
+def type_to_fsm(t: ir.Type) -> str:
+    if isinstance(t, ir.BoolType):
+        return "bool"
+    if isinstance(t, ir.IntType):
+        return f"int[{t.lo}..{t.hi}]"
+    if isinstance(t, ir.ChoiceType):
+        return t.name if t.name else "{" + ", ".join(quote(v) for v in t.values) + "}"
+    if isinstance(t, ir.NamedType):
+        return t.name
+    if isinstance(t, ir.RefType):
+        return f"ref {t.table}"
+    if isinstance(t, ir.SetType):
+        return f"set<{type_to_fsm(t.elem)}>"
+    if isinstance(t, ir.MapType):
+        return f"map<{type_to_fsm(t.key)}, {type_to_fsm(t.value)}>"
+    if isinstance(t, ir.OptionalType):
+        if isinstance(t.inner, ir.OptionalType):
+            raise PrintError("an optional of an optional has no .fsm spelling")
+        return f"{type_to_fsm(t.inner)}?"
+    raise PrintError(f"cannot print type node {type(t).__name__}")
+
+
+def _params(params: tuple[ir.Param, ...]) -> str:
+    if not params:
+        return ""
+    return "(" + ", ".join(f"{p.name}: {type_to_fsm(p.type)}" for p in params) + ")"
+
+
+def _var(v: ir.Var) -> str:
+    return f"var {v.name}: {type_to_fsm(v.type)} = {expr_to_fsm(v.default)}"
+
+
+def _block(head: str, body: list[str], depth: int) -> list[str]:
+    pad = INDENT * depth
+    if not body:
+        return [f"{pad}{head} {{ }}"]
+    return [f"{pad}{head} {{", *(f"{INDENT}{line}" if line else "" for line in body), f"{pad}}}"]
+
+
+# ---------------------------------------------------------------- site, enums, tables, session
+
+
+def _site(s: ir.Site) -> list[str]:
+    body = [f"title {quote(s.title)}"] if s.title is not None else []
+    if s.reference is not None:
+        body.append(f"reference {quote(s.reference)}")
+    body.append(f"entry {s.entry}")
+    if s.terminals:
+        body.append(f"terminal {', '.join(s.terminals)}")
+    return _block(f"site {s.name}", body, 0)
+
+
+def _enum(e: ir.Enum) -> str:
+    return f"enum {e.name} {{ {', '.join(quote(v) for v in e.values)} }}"
+
+
+def _coltype(t: str) -> str:
+    return f"ref {t[4:]}" if t.startswith("ref:") else t
+
+
+def _rows(rows: tuple[tuple[ir.Value, ...], ...]) -> list[str]:
+    """One row per line, cells padded so the columns line up."""
+    cells = [[value_to_fsm(v) for v in row] for row in rows]
+    widths: dict[int, int] = {}
+    for row in cells:
+        for i, c in enumerate(row[:-1]):
+            widths[i] = max(widths.get(i, 0), len(c) + 1)
+    out = []
+    for row in cells:
+        padded = [(c + ",").ljust(widths[i] + 1) for i, c in enumerate(row[:-1])] + row[-1:]
+        out.append("(" + "".join(padded) + ")")
+    return out
+
+
+def _fill(prefix: str, items: list[str], suffix: str) -> list[str]:
+    """`prefix item, item, ... suffix`, wrapped before MAX_LINE with items aligned under the first one."""
+    lines, line = [], prefix
+    for i, item in enumerate(items):
+        piece = item + ("," if i < len(items) - 1 else suffix)
+        if line.strip() and len(line) + len(piece) + 1 > MAX_LINE and line != prefix:
+            lines.append(line.rstrip())
+            line = " " * len(prefix)
+        line += piece + " "
+    return lines + [line.rstrip()]
+
+
+def _table(t: ir.Table) -> list[str]:
+    columns = [f"{c.name}: {_coltype(c.type)}" for c in t.columns]
+    head = _fill(f"table {t.name}(", columns, ")")
+    head[-1] += f" key {t.key}" + (f" = load {quote(t.source)}" if t.source is not None else " {")
+    if t.source is not None:
+        return head
+    return head + [INDENT + r for r in _rows(t.rows)] + ["}"]
+
+
+def _session(vars_: tuple[ir.Var, ...]) -> list[str]:
+    return _block("session", [_var(v) for v in vars_], 0)
+
+
+# ---------------------------------------------------------------- pages
+
+
+def _order_key(k: ir.OrderKey) -> str:
+    text = expr_to_fsm(k.expr) + (" desc" if k.desc else "")
+    return text + (f" when {expr_to_fsm(k.when)}" if k.when is not None else "")
+
+
+def _view(v: ir.View) -> list[str]:
+    head = f"view {v.name} = {v.source} as {v.alias}"
+    clauses = [f"where {expr_to_fsm(v.where)}"] if v.where is not None else []
+    if v.order:
+        clauses.append("order by " + ", ".join(_order_key(k) for k in v.order))
+    if v.page_var is not None:
+        clauses.append(f"page {v.page_var} size {v.page_size}")
+    one_line = " ".join([head, *clauses])
+    if len(one_line) <= MAX_LINE:
+        return [one_line]
+    return [head, *(INDENT * 2 + c for c in clauses)]
+
+
+def _lvalue(e: ir.Effect) -> str:
+    return e.var if e.key is None else f"{e.var}[{expr_to_fsm(e.key)}]"
+
+
+def effect_to_fsm(e: ir.Effect) -> str:
+    value = expr_to_fsm(e.value) if e.value is not None else "none"
+    if e.op in ("assign", "inc", "dec"):
+        return f"{_lvalue(e)} {({'assign': ':=', 'inc': '+=', 'dec': '-='})[e.op]} {value}"
+    if e.op == "add":
+        return f"add {value} to {e.var}"
+    if e.op == "remove":
+        return f"remove {value} from {e.var}"
+    return f"{e.op} {e.var}"  # toggle, clear
+
+
+def _gui_op(g: ir.GuiOp) -> str:
+    sel = quote(g.selector or "")
+    if g.op in ("type", "press", "select", "drag"):
+        return f"{g.op} {sel} {quote(g.text or '')}"
+    if g.op == "wait":
+        return f"wait {g.limit or 0}"
+    if g.op == "repeat_click":
+        return f"repeat click {sel} until visible {quote(g.until or '')} max {g.limit or 0}"
+    return f"{g.op} {sel}"  # click, hover, scroll_until_visible
+
+
+def _gui(ops: tuple[ir.GuiOp, ...]) -> list[str]:
+    lines = [_gui_op(g) for g in ops]
+    if len(lines) == 1 and len(lines[0]) < MAX_LINE - 20:
+        return [f"gui {{ {lines[0]} }}"]
+    return _block("gui", lines, 0)
+
+
+def _action(a: ir.Action) -> list[str]:
+    head = f"action {a.name}{_params(a.params)}" + (f" {quote(a.label)}" if a.label is not None else "")
+    body = [f"require {expr_to_fsm(r)}" for r in a.requires] + [effect_to_fsm(e) for e in a.effects]
+    if a.goto is not None:
+        body.append(f"goto {a.goto}" + (f" carry {', '.join(a.carry)}" if a.carry else ""))
+    if a.gui:
+        body += _gui(a.gui)
+    return _block(head, body, 0)
+
+
+def _page(p: ir.Page) -> list[str]:
+    body = [_var(v) for v in p.vars]
+    for i, view in enumerate(_view(v) for v in p.views):
+        if body and (i == 0 or len(view) > 1):
+            body.append("")
+        body += view
+    for action in p.actions:
+        body += [""] * bool(body) + _action(action)
+    head = f"page {p.name}" + (f" {quote(p.title)}" if p.title is not None else "")
+    return _block(head, body, 0)
+
+
+def _task(t: ir.Task) -> list[str]:
+    head = f"task {t.name}{_params(t.params)}" + (f" on {t.page}" if t.page is not None else "")
+    body = [f"goal {expr_to_fsm(t.goal)}", f"instruction {quote(t.instruction)}"]
+    if t.answer is not None:
+        body.append(f"answer {expr_to_fsm(t.answer)}")
+    return _block(head, body, 0)
+
+
+# ---------------------------------------------------------------- the whole spec
+
+
+def to_fsm(spec: ir.Spec) -> str:
+    """The spec as canonical .fsm text: site, enums, tables, session, pages, tasks, blank lines between."""
+    sections: list[list[str]] = [_site(spec.site)]
+    if spec.enums:
+        sections.append([_enum(e) for e in spec.enums])
+    sections += [_table(t) for t in spec.tables]
+    if spec.session:
+        sections.append(_session(spec.session))
+    sections += [_page(p) for p in spec.pages]
+    sections += [_task(t) for t in spec.tasks]
+    return "\n\n".join("\n".join(lines) for lines in sections) + "\n"

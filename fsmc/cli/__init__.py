@@ -11,7 +11,14 @@ from fsmc import __version__
 # Each module defines NAME, HELP, add_arguments(parser) and run(args) -> int.
 COMMANDS = (
     "fsmc.cli.check",
+    "fsmc.cli.convert",
+    "fsmc.cli.graph",
     "fsmc.cli.schema",
+    "fsmc.cli.enumerate",
+    "fsmc.cli.verify",
+    "fsmc.cli.stats",
+    "fsmc.cli.build",
+    "fsmc.cli.serve",
 )
 
 

@@ -1,0 +1,71 @@
+"""`fsmc stats`: goals per type and page, trajectory lengths and states per depth of an `fsmc enumerate` output."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+
+from rich.console import Console
+from rich.table import Table
+
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE
+from fsmc.enumerate.stats import Stats, StatsError, draw, output_stats
+
+NAME = "stats"
+HELP = "Summarise an `fsmc enumerate` output: goals per type and page, trajectory lengths, states per depth (-o: PNG)."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("out", metavar="OUT", help="an output folder of `fsmc enumerate`")
+    parser.add_argument("-o", "--png", metavar="PNG", help="also draw the figures into this PNG file")
+
+
+def _counter_table(title: str, head: tuple[str, ...], rows: list[tuple[object, ...]]) -> Table:
+    table = Table(title=title, title_justify="left")
+    for i, h in enumerate(head):
+        table.add_column(h, justify="left" if i == 0 else "right")
+    for row in rows:
+        table.add_row(*(f"{v:,}" if isinstance(v, int) else str(v) for v in row))
+    return table
+
+
+def _sorted(c: Counter[str]) -> list[str]:
+    return sorted(c, key=lambda k: (-c[k], k))
+
+
+def _tables(st: Stats) -> list[Table]:
+    kinds = sorted(st.goals_by_kind)
+    labels = sorted(st.trajectories_by_label)
+    return [
+        _counter_table("goals per type", ("type", "goals", "reached", "trajectories"),
+                       [(k, st.goals_by_kind[k], st.reached_by_kind[k], st.trajectories_by_kind[k]) for k in kinds]),
+        _counter_table("trajectories per label", ("label", "trajectories"),
+                       [(k, st.trajectories_by_label[k]) for k in labels]),
+        _counter_table("per page", ("page", "states", "goals on it", "trajectories ending on it"),
+                       [(p, st.states_per_page.get(p, 0), st.goals_by_page[p], st.final_page[p])
+                        for p in [*st.states_per_page, *(p for p in _sorted(st.goals_by_page) if p not in st.states_per_page)]]),
+        _counter_table("positive trajectory lengths", ("moves", "trajectories"),
+                       [(n, st.lengths[n]) for n in sorted(st.lengths)]),
+        _counter_table(f"states per depth ({st.states:,} states{'' if st.complete else ', capped'})",
+                       ("depth", "states"), [(d, n) for d, n in enumerate(st.states_per_depth)]),
+    ]
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        st = output_stats(args.out)
+    except StatsError as err:
+        print(f"{args.out}: error: {err}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    console = Console()
+    for table in _tables(st):
+        console.print(table)
+    if args.png:
+        try:
+            draw(st, args.png)
+        except OSError as err:
+            print(f"{args.png}: error: cannot write: {err.strerror or err}", file=sys.stderr)
+            return EXIT_ERRORS
+        console.print(f"drawn: {args.png}")
+    return EXIT_OK

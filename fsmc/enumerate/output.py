@@ -1,0 +1,142 @@
+"""The output folder: written whole into a hidden sibling, then swapped into place, so OUT is never half-written.
+
+Files: bfs.json (AutoWebWorld shape), trajectories.jsonl, tasks.jsonl, manifest.json. Nothing in
+them depends on time, paths of temporary files or hash seeds: the same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+from types import TracebackType
+from typing import IO, Any
+
+from fsmc import ir
+
+FILES = ("bfs.json", "trajectories.jsonl", "tasks.jsonl", "manifest.json")
+
+
+class OutputError(Exception):
+    """The output folder cannot be written (the message says why and what to do)."""
+
+
+def dumps_line(record: Any) -> str:
+    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def dumps_doc(doc: Any) -> str:
+    return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
+
+
+def spec_digest(path: str | Path | None, spec: ir.Spec) -> str:
+    """sha256 of the spec file's bytes and of every table's rows (data loaded from other files included)."""
+    h = hashlib.sha256()
+    if path is not None:
+        with contextlib.suppress(OSError):
+            h.update(Path(path).read_bytes())
+    for t in spec.tables:
+        h.update(b"\0table\0" + t.name.encode())
+        h.update(json.dumps([list(r) for r in t.rows], ensure_ascii=False).encode())
+    return h.hexdigest()
+
+
+def file_digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+class OutDir:
+    """`with OutDir(out) as d: d.open(name) ...; d.commit()` — OUT appears complete or not at all."""
+
+    def __init__(self, final: str | Path):
+        self.final = Path(final)
+        self.tmp = self.final.parent / f".{self.final.name}.tmp-{os.getpid()}"
+        self._files: dict[str, IO[str]] = {}
+
+    def __enter__(self) -> OutDir:
+        self._refuse_foreign()
+        try:
+            self.final.parent.mkdir(parents=True, exist_ok=True)
+            shutil.rmtree(self.tmp, ignore_errors=True)
+            self.tmp.mkdir()
+        except OSError as err:
+            raise OutputError(f"cannot create {self.final}: {err.strerror or err}") from None
+        return self
+
+    def _refuse_foreign(self) -> None:
+        f = self.final
+        if f.exists() and not f.is_dir():
+            raise OutputError(f"{f} exists and is not a folder; choose another output folder")
+        if f.is_dir() and any(f.iterdir()) and not (f / "manifest.json").exists():
+            raise OutputError(f"{f} is not empty and holds no manifest.json from `fsmc enumerate`; "
+                              "choose a new or empty folder (it is replaced as a whole)")
+
+    def open(self, name: str) -> IO[str]:
+        fh = open(self.tmp / name, "w", encoding="utf-8", newline="\n")  # noqa: SIM115 - closed in commit/exit
+        self._files[name] = fh
+        return fh
+
+    def write(self, name: str, text: str) -> None:
+        (self.tmp / name).write_text(text, encoding="utf-8", newline="\n")
+
+    def path(self, name: str) -> Path:
+        return self.tmp / name
+
+    def _close(self) -> None:
+        for fh in self._files.values():
+            fh.close()
+        self._files.clear()
+
+    def commit(self) -> None:
+        self._close()
+        old = self.final.parent / f".{self.final.name}.old-{os.getpid()}"
+        try:
+            if self.final.exists():
+                os.replace(self.final, old)
+            os.replace(self.tmp, self.final)
+        except OSError as err:
+            raise OutputError(f"cannot move the output into {self.final}: {err.strerror or err}") from None
+        shutil.rmtree(old, ignore_errors=True)
+
+    def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
+        self._close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def gui_kind(action: ir.Action) -> str:
+    """AutoWebWorld's action `name`: the kind of interaction (click, type, search, select)."""
+    ops = [g.op for g in action.gui]
+    if "type" in ops:
+        return "search" if "press" in ops else "type"
+    return "select" if "select" in ops else "click"
+
+
+def access_method(moves: list[dict[str, Any]]) -> str:
+    """How a path reaches its target, in AutoWebWorld's terms: search, filter, scroll or direct."""
+    ops = {op["op"] for m in moves for op in m["gui"]}
+    if "type" in ops:
+        return "search"
+    if ops & {"select", "drag"}:
+        return "filter"
+    if ops & {"scroll_until_visible", "repeat_click"}:
+        return "scroll"
+    return "direct"
+
+
+def bfs_path(spec: ir.Spec, record: dict[str, Any]) -> dict[str, Any]:
+    """One trajectory record as a path of bfs.json."""
+    actions = []
+    for m in record["moves"]:
+        act = spec.page(m["page"]).actions
+        action = next(a for a in act if a.name == m["action"])
+        aid = f"{m['page']}.{m['action']}"
+        actions.append({"id": aid, "name": gui_kind(action), "from": m["page"], "to": m["state"]["page"],
+                        "params": m["args"]})
+    return {"actions": actions, "id_seq": [a["id"] for a in actions], "access_method": access_method(record["moves"])}

@@ -1,0 +1,155 @@
+"""`fsmc verify` accepts an untouched output and catches every kind of corruption, with line numbers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from fsmc import load
+from fsmc.cli import main
+from fsmc.enumerate import Options, enumerate_spec
+from fsmc.enumerate.verify import VerifyError, verify_output
+from fsmc.testing import specs
+
+ROOT = Path(__file__).resolve().parent.parent
+MINI = ROOT / "tests" / "fixtures" / "mini.fsm"
+
+Edit = Callable[[dict[str, Any]], None]
+
+
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    base = tmp_path_factory.mktemp("verify")
+    spec = base / "mini.fsm"
+    shutil.copy(MINI, spec)
+    out = base / "out"
+    enumerate_spec(load(spec), out, Options(negatives=True, per_goal=1, max_depth=12), spec_path=str(spec))
+    return out
+
+
+def _copy(pristine: Path, tmp_path: Path) -> Path:
+    out = tmp_path / "out"
+    shutil.copytree(pristine, out)
+    return out
+
+
+def _corrupt(out: Path, pick: Callable[[dict[str, Any]], bool], edit: Edit) -> int:
+    """Apply `edit` to the first trajectory `pick` accepts; its 1-based line number."""
+    path = out / "trajectories.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines()
+    for n, line in enumerate(lines):
+        t = json.loads(line)
+        if pick(t):
+            edit(t)
+            lines[n] = json.dumps(t)
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+            return n + 1
+    raise AssertionError("no trajectory to corrupt")
+
+
+def _long(t: dict[str, Any]) -> bool:
+    return t["kind"] == "positive" and t["length"] >= 3
+
+
+def test_untouched_output_verifies(pristine: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    report = verify_output(pristine)
+    assert report.ok and report.trajectories > 100 and report.paths >= 1
+    assert main(["verify", str(pristine)]) == 0
+
+
+def _flip_state(t: dict[str, Any]) -> None:
+    t["moves"][1]["state"]["vars"]["member"] = not t["moves"][1]["state"]["vars"]["member"]
+
+
+def _drop_step(t: dict[str, Any]) -> None:
+    del t["moves"][1]
+    t["length"] -= 1
+
+
+def _change_action(t: dict[str, Any]) -> None:
+    t["moves"][0]["action"] = "join" if t["moves"][0]["action"] != "join" else "browse"
+
+
+def _change_selector(t: dict[str, Any]) -> None:
+    t["moves"][-1]["gui"][0]["selector"] = "somewhere-else"
+
+
+def _truncate_positive(t: dict[str, Any]) -> None:
+    t["moves"] = t["moves"][:-1]
+    t["length"] -= 1
+
+
+def _answer(t: dict[str, Any]) -> None:
+    t["answer"]["value"] = 1.0
+
+
+def _enable_negative(t: dict[str, Any]) -> None:
+    t["moves"][-1]["enabled"] = True
+
+
+@pytest.mark.parametrize(("pick", "edit", "words"), [
+    (_long, _flip_state, "state differs"),
+    (_long, _drop_step, "step 2"),
+    (_long, _change_action, "step 1"),
+    (_long, _change_selector, "GUI operations differ"),
+    (_long, _truncate_positive, "goal does not hold"),
+    (lambda t: t["answer"] is not None, _answer, "answer"),
+    (lambda t: t["label"] == "disabled_move", _enable_negative, "enabled"),
+])
+def test_corruption_is_reported_with_its_line(pristine: Path, tmp_path: Path, pick: Callable[[dict[str, Any]], bool],
+                                              edit: Edit, words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    out = _copy(pristine, tmp_path)
+    line = _corrupt(out, pick, edit)
+    report = verify_output(out)
+    assert not report.ok
+    semantic = [m for m in report.mismatches if m.line]
+    assert semantic and all(m.line == line for m in semantic)
+    assert any(words in m.message for m in semantic), [str(m) for m in report.mismatches]
+    assert any("changed since enumeration" in m.message for m in report.mismatches)
+    assert main(["verify", str(out)]) == 1
+    assert f"trajectories.jsonl:{line}:" in capsys.readouterr().err
+
+
+def test_garbage_line_is_reported(pristine: Path, tmp_path: Path) -> None:
+    out = _copy(pristine, tmp_path)
+    with open(out / "trajectories.jsonl", "a", encoding="utf-8") as f:
+        f.write("{not json\n")
+    report = verify_output(out)
+    assert any("not valid JSON" in m.message for m in report.mismatches)
+
+
+def test_tampered_spec_is_refused(pristine: Path, tmp_path: Path) -> None:
+    spec = json.loads((pristine / "manifest.json").read_text())["spec"]["path"]
+    changed = tmp_path / "mini.fsm"
+    changed.write_text(Path(spec).read_text().replace('"Alpha lamp", "acme", 19.5', '"Alpha lamp", "acme", 18.5'))
+    with pytest.raises(VerifyError, match="not the spec"):
+        verify_output(pristine, str(changed))
+    assert main(["verify", str(pristine), "--spec", str(changed)]) == 1
+    manifest = json.loads((pristine / "manifest.json").read_text())
+    manifest["spec"]["sha256"] = "0" * 64
+    out = _copy(pristine, tmp_path)
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(VerifyError):
+        verify_output(out)
+
+
+def test_unreadable_output(tmp_path: Path) -> None:
+    assert main(["verify", str(tmp_path / "nothing")]) == 2
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(specs(max_states=300), st.integers(0, 3))
+def test_every_enumerated_trajectory_verifies(spec: Any, seed: int) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out"
+        enumerate_spec(spec, out, Options(negatives=True, per_goal=2, seed=seed))
+        report = verify_output(out, spec=spec)
+        assert report.ok, [str(m) for m in report.mismatches[:5]]

@@ -1,0 +1,119 @@
+"""The Promela backend: SPIN stores exactly as many states as the reference semantics reaches."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from fsmc import Compilation, Machine, load_text
+from fsmc.analysis.statespace import explore
+from fsmc.backends.native import LoweringError
+from fsmc.backends.promela import to_promela
+
+ROOT = Path(__file__).resolve().parent.parent
+needs_spin = pytest.mark.skipif(shutil.which("spin") is None or shutil.which("gcc") is None,
+                                reason="needs spin and gcc (apt-get install spin gcc)")
+
+
+def spin_states(model: str, workdir: Path) -> int:
+    """SPIN's `states stored` for a model, run the way the docs say (BFS, safety, no reduction)."""
+    (workdir / "model.pml").write_text(model)
+    subprocess.run(["spin", "-a", "model.pml"], cwd=workdir, check=True, capture_output=True)
+    subprocess.run(["gcc", "-O1", "-DBFS", "-DSAFETY", "-DNOREDUCE", "-DMEMLIM=4000", "-o", "pan", "pan.c"],
+                   cwd=workdir, check=True, capture_output=True)
+    out = subprocess.run(["./pan", "-m10000000", "-w22"], cwd=workdir, capture_output=True, text=True).stdout
+    assert "errors: 0" in out, out
+    found = re.search(r"(\d+) states, stored", out)
+    assert found, out
+    return int(found.group(1))
+
+
+def load_bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_enumerate", ROOT / "bench" / "enumerate.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+@needs_spin
+def test_mini_state_count_equals_spin(mini_machine: Machine, tmp_path: Path) -> None:
+    assert spin_states(to_promela(mini_machine), tmp_path) == len(explore(mini_machine))
+
+
+@needs_spin
+@pytest.mark.parametrize("n", [3, 5])
+def test_bench_model_state_count_equals_spin(n: int, tmp_path: Path) -> None:
+    machine = Machine(load_text(load_bench().shop_spec(n), "bench.fsm"))
+    assert spin_states(to_promela(machine), tmp_path) == len(explore(machine))
+
+
+@needs_spin
+@pytest.mark.parametrize("spec", sorted((ROOT / "specs").glob("*.fsm")), ids=lambda p: p.name)
+def test_example_specs_state_count_equals_spin(spec: Path, tmp_path: Path) -> None:
+    comp = Compilation(spec)
+    if not comp.ok:
+        pytest.skip(f"{spec.name} does not pass fsmc check")
+    space = explore(comp.machine, max_states=400_000)
+    if not space.complete:
+        pytest.skip(f"{spec.name} has more than 400k states")
+    try:
+        model = to_promela(comp.machine)
+    except LoweringError as e:
+        pytest.skip(f"not expressible in Promela: {e}")
+    assert spin_states(model, tmp_path) == len(space)
+
+
+def test_model_shape(mini_machine: Machine) -> None:
+    model = to_promela(mini_machine)
+    assert "#define P_list 1" in model
+    assert "byte cart[5] = 0;" in model and "int seen = 0;" in model
+    assert model.count(":: d_step {") == len(mini_machine.all_moves)
+    assert "/* list.add(i='c3') */" in model
+    assert re.search(r"#define goal_buy_0 .*cart\[0\] != 0", model)
+
+
+def test_write_only_variables_are_kept_read(mini_machine: Machine) -> None:
+    text = (ROOT / "tests" / "fixtures" / "mini.fsm").read_text().replace(
+        "var member: bool = false", "var member: bool = false\n  var visits: int[0..3] = 0").replace(
+        "    toggle member\n", "    toggle member\n    visits := 2\n")
+    model = to_promela(Machine(load_text(text, "visits.fsm")))
+    assert re.search(r":: d_step \{ \(page == 255 && \(visits\) == 0\) -> skip \}", model)
+
+
+def test_too_large_set_gives_a_clear_error() -> None:
+    rows = "\n".join(f'  ("r{i}", "Row {i}", "acme", 1.0)' for i in range(40))
+    text = (ROOT / "tests" / "fixtures" / "mini.fsm").read_text()
+    text = re.sub(r'table items\(.*?\n\}', 'table items(id: str, name: str, brand: str, price: num) key id {\n'
+                  + rows + "\n}", text, flags=re.S)
+    text = text.replace('"a1"', '"r1"')
+    with pytest.raises(LoweringError, match=r"set 'seen' has 40 possible elements"):
+        to_promela(Machine(load_text(text, "big.fsm")))
+
+
+def load_random_spec() -> Callable[[int], str]:
+    spec = importlib.util.spec_from_file_location("test_native_specs", ROOT / "tests" / "test_native.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    fn: Callable[[int], str] = module.random_spec
+    return fn
+
+
+@needs_spin
+@pytest.mark.parametrize("seed", [1014, 1044, 7, 99, 12345])  # 1014, 1044: a variable only carried onto itself
+def test_random_specs_state_count_equals_spin(seed: int, tmp_path: Path) -> None:
+    machine = Machine(load_text(load_random_spec()(seed), f"rnd{seed}.fsm"))
+    space = explore(machine, max_states=20_000)
+    assert space.complete
+    assert spin_states(to_promela(machine), tmp_path) == len(space)

@@ -1,0 +1,374 @@
+"""Compiles the IR to the site's JS runtime: state layout, views, preconditions, effects, navigation, templates.
+
+The generated module mirrors the Python reference semantics (fsmc/semantics) construct by construct:
+a state is an array `[page index, session values..., page values...]`, so the name resolution of the
+Python backend (`ExprCompiler.name`, which emits `s[i]`, `a[i]`, `r` and view calls) is valid JS and is
+shared; everything whose syntax differs is emitted here. Values are immutable JS arrays and scalars.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from fsmc import ir
+from fsmc.semantics import domain_values
+from fsmc.semantics import types as T
+from fsmc.semantics.compile import CompileError, ExprCompiler, Scope, Slot, view_fn
+
+_TEMPLATE = re.compile(r"\{([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?\}")
+
+BIG = 2**53 - 1
+
+
+def js_value(v: Any) -> str:
+    """A JS literal for an IR value (tuples become arrays)."""
+    if isinstance(v, tuple):
+        return "[" + ", ".join(js_value(x) for x in v) + "]"
+    return json.dumps(v, ensure_ascii=False)
+
+
+class JsExprCompiler(ExprCompiler):
+    """ExprCompiler emitting JS: the helpers it calls live in templates/site/src/fsmc/lib.js."""
+
+    def field(self, node: ir.GetField, scope: Scope) -> tuple[str, ir.Type]:
+        obj, t = self.expr(node.obj, scope)
+        ref = T.strip_optional(t)
+        if not isinstance(ref, ir.RefType) or ref.table not in self.tables:
+            raise CompileError(f"'.{node.field}' needs a row reference")
+        names = [c.name for c in self.tables[ref.table].columns]
+        if node.field not in names:
+            raise CompileError(f"table '{ref.table}' has no column '{node.field}'")
+        i = names.index(node.field)
+        return f"_col(_ROWS_{ref.table}, {obj}, {i})", T.column_type(self.tables[ref.table].columns[i])
+
+    def call(self, node: ir.Call, scope: Scope) -> tuple[str, ir.Type]:
+        if node.func in ("count", "pages"):
+            arg = node.args[0] if len(node.args) == 1 else None
+            view = scope.view(arg.id) if isinstance(arg, ir.Name) else None
+            if view is None or scope.page is None:
+                raise CompileError(f"{node.func}() takes one view of the current page")
+            full = f"{view_fn(scope.page.name, view.name, full=True)}(s, m)"
+            if node.func == "count":
+                return f"{full}.length", T.INT_ANY
+            return f"Math.max(1, Math.ceil({full}.length / {view.page_size or 1}))", T.INT_ANY
+        if len(node.args) != 1:
+            raise CompileError(f"{node.func}() takes one argument")
+        code, t = self.expr(node.args[0], scope)
+        if node.func == "len":
+            return f"_len({code})", T.INT_ANY
+        if node.func in ("first", "last"):
+            elem = t.elem if isinstance(t, ir.SetType) else T.ANY
+            return f"_{node.func}({code})", ir.OptionalType(inner=elem)
+        if node.func == "sum":
+            return f"_sumMap({code})", T.INT_ANY
+        raise CompileError(f"unknown function '{node.func}'")
+
+    def binary(self, node: ir.Binary, scope: Scope) -> tuple[str, ir.Type]:
+        left, lt = self.expr(node.left, scope)
+        right, rt = self.expr(node.right, scope)
+        op = node.op
+        if op in ("and", "or"):
+            return f"_{op}({left}, () => {right})", T.BOOL
+        if op in ("in", "not in"):
+            is_map = isinstance(T.strip_optional(rt), ir.MapType)
+            code = f"_mapHas({right}, {left})" if is_map else f"_has({right}, {left})"
+            return (code if op == "in" else f"!{code}"), T.BOOL
+        if op == "contains":
+            inner = T.strip_optional(lt)
+            if isinstance(inner, ir.MapType):
+                return f"_mapHas({left}, {right})", T.BOOL
+            if isinstance(inner, ir.SetType):
+                return f"_has({left}, {right})", T.BOOL
+            return f"_containsText({left}, {right})", T.BOOL
+        if op == "==":
+            return f"_eq({left}, {right})", T.BOOL
+        if op == "!=":
+            return f"!_eq({left}, {right})", T.BOOL
+        if op in ("<", "<=", ">", ">="):
+            return f"({left} {op} {right})", T.BOOL
+        result = T.NUM if T.NUM in (lt, rt) else T.INT_ANY
+        return f"({left} {op} {right})", result
+
+    def expr(self, node: ir.Expr, scope: Scope) -> tuple[str, ir.Type]:
+        if isinstance(node, ir.Lit):
+            _, t = super().expr(node, scope)
+            return js_value(node.value), t
+        if isinstance(node, ir.Index):
+            obj, t = self.expr(node.obj, scope)
+            key, _ = self.expr(node.key, scope)
+            value_t = t.value if isinstance(t, ir.MapType) else T.ANY
+            return f"_mapGet({obj}, {key})", ir.OptionalType(inner=value_t)
+        if isinstance(node, ir.Unary):
+            operand, t = self.expr(node.operand, scope)
+            return (f"!_t({operand})", T.BOOL) if node.op == "not" else (f"(-{operand})", t)
+        if isinstance(node, ir.SetLit):
+            items = [self.expr(i, scope) for i in node.items]
+            elem = items[0][1] if items else T.ANY
+            return "[" + ", ".join(c for c, _ in items) + "]", ir.SetType(elem=elem)
+        if isinstance(node, (ir.GetField, ir.Call, ir.Binary)):
+            return super().expr(node, scope)  # dispatches to the overrides above
+        return super().expr(node, scope)  # Name: s[i], a[i], r and view calls are valid JS
+
+
+class RuntimeCompiler:
+    """Emits src/fsmc/runtime.js for one spec."""
+
+    def __init__(self, spec: ir.Spec):
+        self.spec = spec
+        self.exprs = JsExprCompiler(spec)
+        self.nsess = len(spec.session)
+        self.session_slots = {v.name: Slot(1 + i, v.type) for i, v in enumerate(spec.session)}
+        self.scopes = {p.name: self._page_scope(p) for p in spec.pages}
+        self.page_index = {p.name: i for i, p in enumerate(spec.pages)}
+        self.sorters: dict[ir.Type, str] = {}
+        self.out: list[str] = []
+
+    def _page_scope(self, page: ir.Page) -> Scope:
+        base = 1 + self.nsess
+        return Scope(self.session_slots, page, {v.name: Slot(base + i, v.type) for i, v in enumerate(page.vars)})
+
+    def expr(self, e: ir.Expr, scope: Scope) -> str:
+        return self.exprs.expr(e, scope)[0]
+
+    def sorter(self, t: ir.Type) -> str:
+        """The name of a comparator putting values of type t in domain order."""
+        t = T.strip_optional(t)
+        if t not in self.sorters:
+            name = f"_SORT_{len(self.sorters)}"
+            if isinstance(t, (ir.ChoiceType, ir.RefType)):
+                self.out.append(f"const {name} = _domCmp({js_value(domain_values(t, self.spec))})")
+            else:
+                self.out.append(f"const {name} = _natCmp")
+            self.sorters[t] = name
+        return self.sorters[t]
+
+    # ---------------------------------------------------------------- pieces
+    def tables(self) -> None:
+        for t in self.spec.tables:
+            cols = [c.name for c in t.columns]
+            k = cols.index(t.key) if t.key in cols else 0
+            self.out.append(f"const _ROWS_{t.name} = Object.create(null)")
+            self.out.append(f"for (const r of TABLES.{t.name}.rows) _ROWS_{t.name}[r[{k}]] = r")
+            self.out.append(f"const _KEYS_{t.name} = TABLES.{t.name}.rows.map((r) => r[{k}])")
+
+    def normalise(self, code: str, t: ir.Type) -> str:
+        base = T.strip_optional(t)
+        if isinstance(base, ir.SetType):
+            return f"_normSet({code}, {self.sorter(base.elem)})"
+        if isinstance(base, ir.MapType):
+            return f"_normMap({code}, {self.sorter(base.key)})"
+        return code
+
+    def defaults(self) -> None:
+        empty = Scope(self.session_slots)
+        sess = [self.normalise(self.expr(v.default, empty), v.type) for v in self.spec.session]
+        self.out.append("const s = [], m = {}, a = []")
+        self.out.append(f"export const SESSION_DEFAULTS = [{', '.join(sess)}]")
+        pages = []
+        for p in self.spec.pages:
+            scope = self.scopes[p.name]
+            pages.append("[" + ", ".join(self.normalise(self.expr(v.default, scope), v.type) for v in p.vars) + "]")
+        self.out.append(f"export const DEFAULTS = [{', '.join(pages)}]")
+
+    def view(self, page: ir.Page, view: ir.View) -> None:
+        scope = self.scopes[page.name]
+        table = self.exprs.view_table(scope, view)
+        inner = scope.with_alias(view.alias, table)
+        source = f"_KEYS_{view.source}" if view.source in self.exprs.tables else f"{view_fn(page.name, view.source, True)}(s, m)"
+        where = self.expr(view.where, inner) if view.where is not None else "true"
+        memo = json.dumps(f"F:{page.name}:{view.name}")
+        lines = [f"function {view_fn(page.name, view.name, True)}(s, m) {{",
+                 f"  let v = m[{memo}]",
+                 "  if (v === undefined) {",
+                 f"    let rows = {source}.filter((r) => _t({where}))"]
+        for key in reversed(view.order):
+            sort = f"rows = _sortBy(rows, (r) => {self.expr(key.expr, inner)}, {json.dumps(key.desc)})"
+            if key.when is not None:
+                sort = f"if (_t({self.expr(key.when, scope)})) {sort}"
+            lines.append(f"    {sort}")
+        lines += [f"    v = m[{memo}] = rows", "  }", "  return v", "}"]
+        full = f"{view_fn(page.name, view.name, True)}(s, m)"
+        lines.append(f"function {view_fn(page.name, view.name)}(s, m) {{")
+        if view.page_var and view.page_size:
+            slot = scope.page_slots.get(view.page_var) or scope.session.get(view.page_var)
+            if slot is None:
+                raise CompileError(f"view '{view.name}' paginates by unknown variable '{view.page_var}'")
+            n = view.page_size
+            lines.append(f"  return _pyslice({full}, (s[{slot.index}] - 1) * {n}, s[{slot.index}] * {n})")
+        else:
+            lines.append(f"  return {full}")
+        lines.append("}")
+        self.out.append("\n".join(lines))
+
+    def slot(self, name: str, scope: Scope) -> Slot:
+        slot = scope.page_slots.get(name) or scope.session.get(name)
+        if slot is None:
+            raise CompileError(f"effect on unknown variable '{name}'")
+        return slot
+
+    def default_of(self, name: str, scope: Scope) -> str:
+        if name in scope.page_slots and scope.page is not None:
+            return f"DEFAULTS[{self.page_index[scope.page.name]}][{scope.page_slots[name].index - 1 - self.nsess}]"
+        return f"SESSION_DEFAULTS[{self.session_slots[name].index - 1}]"
+
+    def effect(self, i: int, eff: ir.Effect, scope: Scope) -> tuple[list[str], str]:
+        """(lines evaluated in the pre-state, the update applied to the running values `v`)."""
+        slot = self.slot(eff.var, scope)
+        pre = []
+        if eff.value is not None:
+            pre.append(f"  const e{i} = {self.expr(eff.value, scope)}")
+        if eff.key is not None:
+            pre.append(f"  const k{i} = {self.expr(eff.key, scope)}")
+        cur, t = f"v[{slot.index}]", slot.type
+        base = T.strip_optional(t)
+        if eff.op == "assign":
+            if eff.key is not None and isinstance(base, ir.MapType):
+                return pre, f"_mapSet({cur}, k{i}, e{i}, {self.sorter(base.key)})"
+            return pre, self.normalise(f"e{i}", base)
+        if eff.op in ("inc", "dec"):
+            sign = "" if eff.op == "inc" else "-"
+            if eff.key is not None and isinstance(base, ir.MapType):
+                vt = T.strip_optional(base.value)
+                lo, hi = (vt.lo, vt.hi) if isinstance(vt, ir.IntType) else (-BIG, BIG)
+                return pre, f"_mapAdd({cur}, k{i}, {sign}e{i}, {lo}, {hi}, {self.sorter(base.key)})"
+            lo, hi = (base.lo, base.hi) if isinstance(base, ir.IntType) else (-BIG, BIG)
+            return pre, f"_clamp({cur} + {sign}e{i}, {lo}, {hi})"
+        if eff.op == "toggle":
+            return pre, f"!_t({cur})"
+        if eff.op == "add":
+            elem = base.elem if isinstance(base, ir.SetType) else base
+            return pre, f"_setAdd({cur}, e{i}, {self.sorter(elem)})"
+        if eff.op == "remove":
+            return pre, f"_mapRemove({cur}, e{i})" if isinstance(base, ir.MapType) else f"_setRemove({cur}, e{i})"
+        if isinstance(base, (ir.SetType, ir.MapType)):
+            return pre, "[]"
+        if isinstance(t, ir.OptionalType):
+            return pre, "null"
+        return pre, self.default_of(eff.var, scope)
+
+    def navigate(self, action: ir.Action, page: ir.Page, scope: Scope) -> str:
+        if action.goto is None:
+            return "v"
+        if action.goto not in self.page_index:
+            raise CompileError(f"action '{action.name}' goes to unknown page '{action.goto}'")
+        ti = self.page_index[action.goto]
+        parts = [str(ti), f"...v.slice(1, {1 + self.nsess})"]
+        for j, var in enumerate(self.spec.pages[ti].vars):
+            if var.name in action.carry and var.name in scope.page_slots:
+                parts.append(f"v[{scope.page_slots[var.name].index}]")
+            else:
+                parts.append(f"DEFAULTS[{ti}][{j}]")
+        return "[" + ", ".join(parts) + "]"
+
+    def template(self, text: str | None, scope: Scope, params: tuple[ir.Param, ...]) -> str:
+        """A JS function (s, a) => string for a `{x}` / `{x.col}` template; parameters shadow variables."""
+        if text is None:
+            return "null"
+        pieces: list[str] = []
+        pos = 0
+        for mt in _TEMPLATE.finditer(text):
+            if mt.start() > pos:
+                pieces.append(json.dumps(text[pos:mt.start()], ensure_ascii=False))
+            pieces.append(self._placeholder(mt.group(1), mt.group(2), scope, params))
+            pos = mt.end()
+        if pos < len(text) or not pieces:
+            pieces.append(json.dumps(text[pos:], ensure_ascii=False))
+        return "(s, a) => " + " + ".join(pieces)
+
+    def _placeholder(self, name: str, col: str | None, scope: Scope, params: tuple[ir.Param, ...]) -> str:
+        names = [p.name for p in params]
+        if name in names:
+            code, t = f"a[{names.index(name)}]", params[names.index(name)].type
+        elif name in scope.page_slots or name in scope.session:
+            slot = self.slot(name, scope)
+            code, t = f"s[{slot.index}]", slot.type
+        else:
+            return '""'
+        if col is None:
+            return f"_fmt({code})"
+        ref = T.strip_optional(t)
+        if not isinstance(ref, ir.RefType) or ref.table not in self.exprs.tables:
+            return '""'
+        table = self.exprs.tables[ref.table]
+        cols = [c.name for c in table.columns]
+        if col not in cols:
+            return '""'
+        fmt = "_fmt2" if table.columns[cols.index(col)].type == "num" else "_fmt"
+        return f"{fmt}(_col(_ROWS_{ref.table}, {code}, {cols.index(col)}))"
+
+    def display_slot(self, action: ir.Action, scope: Scope) -> int:
+        """The variable a select shows as its current value: the one the action assigns its parameter to."""
+        params = {p.name for p in action.params}
+        for eff in action.effects:
+            if eff.op == "assign" and eff.key is None and isinstance(eff.value, ir.Name) and eff.value.id in params:
+                return self.slot(eff.var, scope).index
+        return -1
+
+    def action(self, aid: int, action: ir.Action, page: ir.Page) -> str:
+        scope = self.scopes[page.name].with_params(action.params)
+        req = "null"
+        if action.requires:
+            conds = " && ".join(f"_t({self.expr(r, scope)})" for r in action.requires)
+            self.out.append(f"function _REQ_{aid}(s, a, m) {{\n  return {conds}\n}}")
+            req = f"_REQ_{aid}"
+        lines = [f"function _STEP_{aid}(s, a) {{", "  const m = {}"]
+        updates = []
+        for i, eff in enumerate(action.effects):
+            pre, update = self.effect(i, eff, scope)
+            lines += pre
+            updates.append(f"  v[{self.slot(eff.var, scope).index}] = {update}")
+        lines.append("  const v = s.slice()")
+        lines += updates
+        lines += [f"  return {self.navigate(action, page, scope)}", "}"]
+        self.out.append("\n".join(lines))
+        domains = [domain_values(p.type, self.spec) for p in action.params]
+        gui = ", ".join(
+            "{" + f"op: {json.dumps(op.op)}, sel: {self.template(op.selector, scope, action.params)}, "
+            f"text: {self.template(op.text, scope, action.params)}, until: {self.template(op.until, scope, action.params)}, "
+            f"limit: {js_value(op.limit)}" + "}"
+            for op in action.gui)
+        tables = [t.table if isinstance(t := T.strip_optional(p.type), ir.RefType) else None for p in action.params]
+        return ("{" + f"id: {aid}, page: {self.page_index[page.name]}, name: {json.dumps(action.name)}, "
+                f"paramTables: {json.dumps(tables)}, displaySlot: {self.display_slot(action, scope)}, "
+                f"params: {json.dumps([p.name for p in action.params])}, domains: {js_value(tuple(domains))}, "
+                f"label: {self.template(action.label, scope, action.params)}, goto: {js_value(action.goto)}, "
+                f"req: {req}, step: _STEP_{aid}, gui: [{gui}]" + "}")
+
+    def compile(self) -> str:
+        self.out = ["// Generated by fsmc from the spec's IR; do not edit. See docs/semantics.md.",
+                    "/* eslint-disable */",
+                    "import { TABLES } from '../data.js'",
+                    "import { _t, _and, _or, _eq, _has, _containsText, _col, _len, _first, _last, _sumMap, _natCmp, "
+                    "_domCmp, _sortBy, _normSet, _normMap, _setAdd, _setRemove, _mapGet, _mapHas, _mapSet, _mapRemove, "
+                    "_mapAdd, _clamp, _fmt, _fmt2, _pyslice } from './lib.js'"]
+        self.tables()
+        self.defaults()
+        for page in self.spec.pages:
+            for view in page.views:
+                self.view(page, view)
+        actions = [self.action(aid, a, p) for aid, (p, a) in enumerate((p, a) for p in self.spec.pages for a in p.actions)]
+        views = ", ".join(
+            f"{json.dumps(p.name + '.' + v.name)}: {{full: {view_fn(p.name, v.name, True)}, shown: {view_fn(p.name, v.name)}}}"
+            for p in self.spec.pages for v in p.views)
+        self.out.append(f"export const ACTIONS = [\n  {(',' + chr(10) + '  ').join(actions)}\n]")
+        self.out.append(f"export const VIEWS = {{{views}}}")
+        self.out.append(f"export const PAGES = {json.dumps([p.name for p in self.spec.pages])}")
+        self.out.append(f"export const SESSION_VARS = {json.dumps([v.name for v in self.spec.session])}")
+        self.out.append(f"export const PAGE_VARS = {json.dumps([[v.name for v in p.vars] for p in self.spec.pages])}")
+        self.out.append(f"export const ENTRY = {self.page_index[self.spec.site.entry]}")
+        sess_norm = ", ".join(f"(x) => {self.normalise('x', v.type)}" for v in self.spec.session)
+        page_norm = ", ".join("[" + ", ".join(f"(x) => {self.normalise('x', v.type)}" for v in p.vars) + "]"
+                              for p in self.spec.pages)
+        self.out.append(f"export const SESSION_NORM = [{sess_norm}]")
+        self.out.append(f"export const PAGE_NORM = [{page_norm}]")
+        return "\n".join(self.out) + "\n"
+
+
+def compile_runtime(spec: ir.Spec) -> str:
+    """The JS runtime module for a spec; raises CompileError if the spec cannot be executed."""
+    return RuntimeCompiler(spec).compile()
+
+
+__all__ = ["compile_runtime", "js_value"]

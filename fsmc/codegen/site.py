@@ -1,0 +1,239 @@
+"""Writes a spec's Vite + Vue 3 project: decides everything in Python, renders it with the Jinja2 templates."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from fsmc import ir
+from fsmc.codegen.images import item_svg
+from fsmc.codegen.js import compile_runtime
+from fsmc.codegen.layout import PageLayout, decide_layout, humanise, layout_json
+from fsmc.codegen.npm import NODE_MODULES, TEMPLATES
+from fsmc.codegen.themes import THEMES, Theme, default_theme, theme_json
+from fsmc.semantics import types as T
+
+SITE_TEMPLATES = TEMPLATES / "site"
+MANIFEST = ".fsmc-manifest.json"
+MAX_IMAGE_ROWS = 2000
+# Files copied as they are: generic for every site.
+STATIC = ("src/fsmc/lib.js", "src/fsmc/machine.js", "src/fsmc/store.js")
+
+
+@dataclass
+class SiteProject:
+    """A generated project: its folder and, per generated file, the template and spec place it came from."""
+
+    root: Path
+    theme: str
+    sources: dict[str, dict[str, str]] = field(default_factory=dict)
+
+
+def _pascal(name: str) -> str:
+    return "".join(w[:1].upper() + w[1:] for w in re.split(r"[^A-Za-z0-9]+", name) if w) or "Page"
+
+
+def _env() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(SITE_TEMPLATES)), autoescape=jinja2.select_autoescape(("html.j2", "vue.j2")),
+                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+
+
+def _js_const(name: str, value: Any) -> str:
+    return f"export const {name} = {json.dumps(value, ensure_ascii=False, separators=(',', ':'))}\n"
+
+
+class SiteWriter:
+    """Collects the files of one project, then writes only those that changed and removes stale ones."""
+
+    def __init__(self, spec: ir.Spec, root: Path, theme: Theme):
+        self.spec, self.root, self.theme = spec, root, theme
+        self.files: dict[str, bytes] = {}
+        self.sources: dict[str, dict[str, str]] = {}
+        self.env = _env()
+        self.layouts = decide_layout(spec)
+
+    def add(self, rel: str, text: str | bytes, template: str, span: ir.Span | None = None) -> None:
+        self.files[rel] = text.encode("utf-8") if isinstance(text, str) else text
+        self.sources[rel] = {"template": template, "spec": str(span or self.spec.site.span)}
+
+    def render(self, rel: str, template: str, span: ir.Span | None = None, **ctx: Any) -> None:
+        self.add(rel, self.env.get_template(template).render(**ctx), f"templates/site/{template}", span)
+
+    # ---------------------------------------------------------------- decisions
+    def image_tables(self) -> set[str]:
+        tables = {v.table for lay in self.layouts for v in lay.views}
+        return tables | {lay.detail_table for lay in self.layouts if lay.detail_table}
+
+    def tables_data(self) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
+        data: dict[str, Any] = {}
+        images: dict[str, dict[str, str]] = {}
+        with_images = self.image_tables()
+        for t in self.spec.tables:
+            cols = [c.name for c in t.columns]
+            title = cols[_title_index(t)]
+            data[t.name] = {"key": t.key, "columns": cols, "title": title,
+                            "refs": [c.type[4:] if c.type.startswith("ref:") else None for c in t.columns],
+                            "nums": [c.type == "num" for c in t.columns], "rows": [list(r) for r in t.rows]}
+            if t.name in with_images and len(t.rows) <= MAX_IMAGE_ROWS:
+                k, ti = cols.index(t.key) if t.key in cols else 0, cols.index(title)
+                images[t.name] = {}
+                for i, r in enumerate(t.rows):
+                    path = f"img/{t.name}/{i}.svg"
+                    images[t.name][str(r[k])] = path
+                    self.add(f"public/{path}", item_svg(t.name, r[k], str(r[ti] or "")), "fsmc/codegen/images.py", t.span)
+        return data, images
+
+    def var_info(self) -> dict[str, Any]:
+        def info(v: ir.Var, slot: int) -> dict[str, Any]:
+            base = T.strip_optional(v.type)
+            table = None
+            if isinstance(base, ir.RefType):
+                table = base.table
+            elif isinstance(base, ir.SetType) and isinstance(T.strip_optional(base.elem), ir.RefType):
+                table = T.strip_optional(base.elem).table  # type: ignore[union-attr]
+            elif isinstance(base, ir.MapType) and isinstance(T.strip_optional(base.key), ir.RefType):
+                table = T.strip_optional(base.key).table  # type: ignore[union-attr]
+            return {"slot": slot, "label": humanise(v.name), "kind": base.kind, "table": table}
+
+        n = len(self.spec.session)
+        pages = []
+        for page, lay in zip(self.spec.pages, self.layouts, strict=True):
+            shown = _visible_vars(page)
+            pages.append([info(v, 1 + n + i) for i, v in enumerate(page.vars)
+                          if v.name in shown and 1 + n + i != lay.detail_var])
+        return {"session": [info(v, 1 + i) for i, v in enumerate(self.spec.session)], "pages": pages}
+
+    def site_meta(self) -> dict[str, Any]:
+        title = self.spec.site.title or humanise(self.spec.site.name)
+        return {"name": self.spec.site.name, "title": title,
+                "banner": f"Welcome to {title} — free delivery on orders over $50 · easy 30-day returns",
+                "tagline": f"{title}: quality picked by people who use it."}
+
+    def page_context(self, page: ir.Page, lay: PageLayout) -> dict[str, Any]:
+        kinds = {p.kind for p in lay.placements if p.place == "form"}
+        form_title = "Search" if "input" in kinds and all(
+            "search" in (self.action_of(p.aid).gui[p.op].selector or "") for p in lay.placements
+            if p.place == "form" and p.kind == "input") else ("Your details" if "input" in kinds else "Options")
+        return {"name": page.name, "index": lay.index, "span": str(page.span), "detail_var": lay.detail_var,
+                "detail_table": lay.detail_table, "form_title": form_title,
+                "sidebar": lay.has_place.get("form", False) or lay.has_place.get("filters", False),
+                "views": [{"heading": _heading(v.name), "hidden": v.hidden} for v in lay.views]}
+
+    def action_of(self, aid: int) -> ir.Action:
+        return [a for p in self.spec.pages for a in p.actions][aid]
+
+    # ---------------------------------------------------------------- files
+    def collect(self) -> None:
+        site = self.spec.site
+        self.render("index.html", "index.html.j2", site.span, title=self.site_meta()["title"])
+        self.render("vite.config.mjs", "vite.config.mjs.j2", site.span)
+        self.render("src/main.js", "src/main.js.j2", site.span, site=site.name)
+        self.render("src/style.css", "src/style.css.j2", site.span, t=self.theme)
+        components = []
+        for page, lay in zip(self.spec.pages, self.layouts, strict=True):
+            comp = f"{_pascal(page.name)}Page{lay.index}"
+            components.append({"component": comp})
+            self.render(f"src/pages/{comp}.vue", "src/pages/Page.vue.j2", page.span, page=self.page_context(page, lay))
+        self.render("src/App.vue", "src/App.vue.j2", site.span, pages=components, theme=self.theme.name)
+        self.add("src/fsmc/runtime.js", compile_runtime(self.spec), "fsmc/codegen/js.py")
+        tables, images = self.tables_data()
+        self.add("src/data.js", _js_const("TABLES", tables) + _js_const("IMAGES", images)
+                 + "for (const t of Object.values(TABLES)) {\n  const k = t.columns.indexOf(t.key)\n"
+                 "  t.byKey = Object.create(null)\n  for (const r of t.rows) t.byKey[r[k]] = r\n}\n",
+                 "fsmc/codegen/site.py", site.span)
+        self.add("src/site.js", _js_const("SITE", self.site_meta()) + _js_const("THEME", theme_json(self.theme))
+                 + _js_const("LAYOUT", layout_json(self.layouts)) + _js_const("VAR_INFO", self.var_info()),
+                 "fsmc/codegen/layout.py", site.span)
+        for rel in STATIC:
+            self.add(rel, (SITE_TEMPLATES / rel).read_bytes(), f"templates/site/{rel}")
+        for vue in sorted((SITE_TEMPLATES / "src" / "components").glob("*.vue")):
+            rel = f"src/components/{vue.name}"
+            self.add(rel, vue.read_bytes(), f"templates/site/{rel}")
+
+    def write(self) -> SiteProject:
+        self.collect()
+        self.root.mkdir(parents=True, exist_ok=True)
+        for rel, data in self.files.items():
+            path = self.root / rel
+            if path.is_file() and path.read_bytes() == data:
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        for folder in ("src", "public"):
+            for path in sorted((self.root / folder).rglob("*"), reverse=True):
+                rel = path.relative_to(self.root).as_posix()
+                if path.is_file() and rel not in self.files:
+                    path.unlink()
+                elif path.is_dir() and not any(path.iterdir()):
+                    path.rmdir()
+        (self.root / MANIFEST).write_text(json.dumps({"site": self.spec.site.name, "theme": self.theme.name,
+                                                      "sources": self.sources}, indent=1), encoding="utf-8")
+        _link_node_modules(self.root)
+        return SiteProject(self.root, self.theme.name, self.sources)
+
+
+def _link_node_modules(root: Path) -> None:
+    """node_modules in the project is a link to the shared install, never a per-site npm install."""
+    link = root / "node_modules"
+    target = Path(os.path.relpath(NODE_MODULES, root))
+    if link.is_symlink() and Path(os.readlink(link)) == target:
+        return
+    if link.is_symlink() or link.is_file():
+        link.unlink()
+    elif link.is_dir():
+        shutil.rmtree(link)
+    link.symlink_to(target, target_is_directory=True)
+
+
+def _title_index(t: ir.Table) -> int:
+    for name in ("title", "name", "label", "subject"):
+        for i, c in enumerate(t.columns):
+            if c.name == name:
+                return i
+    return next((i for i, c in enumerate(t.columns) if c.type == "str" and c.name != t.key), 0)
+
+
+def _heading(view: str) -> str:
+    return {"hits": "Results", "results": "Results", "lines": "Items in your cart"}.get(view, humanise(view))
+
+
+def _names(e: ir.Expr | None) -> set[str]:
+    if e is None:
+        return set()
+    if isinstance(e, ir.Name):
+        return {e.id}
+    out: set[str] = set()
+    for f in type(e).model_fields:
+        v = getattr(e, f)
+        for x in v if isinstance(v, tuple) else (v,):
+            if isinstance(x, ir.Node) and not isinstance(x, ir.Span):
+                out |= _names(x)  # type: ignore[arg-type]
+    return out
+
+
+def _visible_vars(page: ir.Page) -> set[str]:
+    """Page variables worth showing: changed on the page without leaving it, or read by its views."""
+    shown = {e.var for a in page.actions if a.goto is None for e in a.effects}
+    for v in page.views:
+        shown |= _names(v.where) | {n for k in v.order for n in _names(k.expr) | _names(k.when)}
+        if v.page_var:
+            shown.add(v.page_var)
+    return shown & {v.name for v in page.vars}
+
+
+def generate(spec: ir.Spec, out: Path | str = "generated_sites", theme: str | None = None) -> SiteProject:
+    """Write the Vite project for a spec to OUT/<site>/; raises KeyError for an unknown theme."""
+    name = theme or default_theme(spec)
+    if name not in THEMES:
+        raise KeyError(f"unknown theme '{name}'; choose one of {', '.join(sorted(THEMES))}")
+    return SiteWriter(spec, Path(out) / spec.site.name, THEMES[name]).write()
+
+
+__all__ = ["SiteProject", "generate"]

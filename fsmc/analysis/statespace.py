@@ -132,8 +132,7 @@ class _Action:
 def _move_table(machine: Machine) -> list[list[_Action]]:
     """Per page, its actions in canonical order."""
     table: list[list[_Action]] = [[] for _ in machine.pages]
-    compiled = machine._actions  # noqa: SLF001 - the compiled callables; Machine has no public accessor yet
-    for ca in compiled:
+    for ca in machine.actions:
         if not ca.moves:
             continue
         pi = machine.page_index[ca.page]

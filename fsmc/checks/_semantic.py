@@ -12,7 +12,6 @@ from fsmc import ir
 from fsmc.analysis import StateSpace
 from fsmc.checks.context import CheckContext
 from fsmc.semantics import Machine, State, template_names
-from fsmc.semantics.compile import Scope
 
 Evaluator = Callable[[State, tuple[Any, ...]], Any]
 
@@ -90,14 +89,10 @@ def failure(ctx: CheckContext) -> str | None:
 
 
 def evaluator(machine: Machine, expr: ir.Expr, page: str | None, params: tuple[ir.Param, ...] = ()) -> Evaluator:
-    """A callable (state, args) -> value for an expression in the scope of a page and parameters.
-
-    It reaches into the machine's compiler; Machine should offer this publicly (see the report).
-    """
-    compiler, scopes, ns = machine._compiler, machine._scopes, machine._ns  # noqa: SLF001
-    scope = scopes[machine.page_index[page]] if page in machine.page_index else Scope(machine.session_slots)
-    code = compiler.expr(expr, scope.with_params(params))[0]
-    fn: Evaluator = eval(f"lambda s, a: (lambda m: {code})({{}})", ns)  # noqa: S307 - our own generated code
+    """A callable (state, args) -> value for an expression in the scope of a page and parameters."""
+    scope = machine.scope(machine.page_index.get(page) if page is not None else None, params)
+    code = machine.compile_expr(expr, scope)[0]
+    fn: Evaluator = eval(f"lambda s, a: (lambda m: {code})({{}})", machine.namespace)  # noqa: S307 - our own generated code
     return fn
 
 

@@ -231,7 +231,7 @@ class ViewFamily(Family):
         decls = (*machine.spec.session, *machine.pages[page].vars)
         self.vars = [decls[k - 1] for k in slots]
         base = 1 + len(machine.spec.session)
-        defaults = machine._defaults[page]  # noqa: SLF001 - Machine has no public accessor for page defaults yet
+        defaults = machine.page_defaults(page)
         carried = {n for p in machine.pages for a in p.actions if a.goto == machine.pages[page].name for n in a.carry}
         # a variable some navigation carries in has no meaningful default: always say its value
         self.defaults = [object() if decls[k - 1].name in carried else defaults[k - base] for k in slots]

@@ -47,7 +47,9 @@ class Move:
         return f"Move({self.name}({args}))"
 
 
-class _CompiledAction:
+class CompiledAction:
+    """One action of one page, compiled: its precondition callable and its moves (one per argument tuple)."""
+
     __slots__ = ("action", "page", "req", "moves")
 
     def __init__(self, action: ir.Action, page: str):
@@ -98,10 +100,38 @@ class Machine:
             self._ns[f"_ROWS_{t.name}"] = {row[k]: row for row in t.rows}
             self._ns[f"_KEYS_{t.name}"] = tuple(row[k] for row in t.rows)
         self._scopes = [self._page_scope(p) for p in spec.pages]
-        self._actions: list[_CompiledAction] = []
-        self._by_page: list[list[_CompiledAction]] = [[] for _ in spec.pages]
+        self._actions: list[CompiledAction] = []
+        self._by_page: list[list[CompiledAction]] = [[] for _ in spec.pages]
         self._defaults: list[tuple[Any, ...]] = []
         self._compile()
+
+    # ---------------------------------------------------------------- for other compilers (checks, native engine)
+    @property
+    def namespace(self) -> dict[str, Any]:
+        """The globals the generated code runs in (tables, sorters, compiled views, steps)."""
+        return self._ns
+
+    @property
+    def actions(self) -> list[CompiledAction]:
+        """Every action of every page, compiled, in the order of the global move indices."""
+        return self._actions
+
+    @property
+    def session_defaults(self) -> tuple[Any, ...]:
+        return self._session_defaults
+
+    def page_defaults(self, page: int) -> tuple[Any, ...]:
+        """The default values of page number `page`'s variables, in declaration order."""
+        return self._defaults[page]
+
+    def scope(self, page: int | None, params: tuple[ir.Param, ...] = ()) -> Scope:
+        """The names visible on page number `page` (None: the session only) with these parameters bound."""
+        base = Scope(self.session_slots) if page is None else self._scopes[page]
+        return base.with_params(params) if params else base
+
+    def compile_expr(self, e: ir.Expr, scope: Scope) -> tuple[str, ir.Type]:
+        """Python source for `e` over the state `s`, arguments `a` and view memo `m`, and its type."""
+        return self._compiler.expr(e, scope)
 
     # ---------------------------------------------------------------- compilation
     def _page_scope(self, page: ir.Page) -> Scope:
@@ -243,7 +273,7 @@ class Machine:
     def _compile_action(self, action: ir.Action, pi: int) -> None:
         aid = len(self._actions)
         page = self.pages[pi]
-        ca = _CompiledAction(action, page.name)
+        ca = CompiledAction(action, page.name)
         self._actions.append(ca)
         self._by_page[pi].append(ca)
         scope = self._scopes[pi].with_params(action.params)

@@ -166,8 +166,8 @@ def _ident(name: str, taken: set[str]) -> str:
 def build_layout(machine: Machine) -> Layout:
     spec = machine.spec
     # The defaults are what the reference semantics computed; reading them keeps one source of truth.
-    session_defaults: tuple[Any, ...] = machine._session_defaults  # noqa: SLF001
-    page_defaults: list[tuple[Any, ...]] = list(machine._defaults)  # noqa: SLF001
+    session_defaults = machine.session_defaults
+    page_defaults = [machine.page_defaults(i) for i in range(len(spec.pages))]
     taken = {"page", *(f"P_{p.name}" for p in spec.pages)}
     lvars: list[LVar] = []
     session = []

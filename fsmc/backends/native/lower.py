@@ -233,7 +233,7 @@ class ExprLowerer:
 
     def _table_of(self, e: ir.Expr) -> ir.Table:
         try:
-            _, t = self.m.machine._compiler.expr(e, self.scope)  # noqa: SLF001
+            _, t = self.m.machine.compile_expr(e, self.scope)
         except CompileError as err:
             raise _Fallback(str(err)) from None
         ref = T.strip_optional(t)
@@ -479,7 +479,7 @@ class ExprLowerer:
     # -------- tabulation
     def tabulate(self, e: ir.Expr, target: ir.Type | None) -> Low:
         try:
-            code, t = self.m.machine._compiler.expr(e, self.scope)  # noqa: SLF001
+            code, t = self.m.machine.compile_expr(e, self.scope)
         except CompileError as err:
             raise _Fallback(str(err)) from None
         reads = sorted(self.m.reads(e, self.scope, set(self.params)))
@@ -609,7 +609,7 @@ class ModelBuilder:
 
     def evaluate(self, code: str, states: list[_Combo], args: tuple[Any, ...]) -> list[Any]:
         """The value of compiled expression `code` in each of `states`."""
-        fn = eval(f"lambda s, a, m: {code}", self.machine._ns)  # noqa: S307,SLF001 - the semantics' own code
+        fn = eval(f"lambda s, a, m: {code}", self.machine.namespace)  # noqa: S307 - the semantics' own code
         out: list[Any] = []
         for state, memo in states:
             try:
@@ -730,8 +730,7 @@ class ModelBuilder:
 
     # -------- moves
     def scope_for(self, page: int | None, params: tuple[ir.Param, ...]) -> Scope:
-        base = Scope(self.machine.session_slots) if page is None else self.machine._scopes[page]  # noqa: SLF001
-        return base.with_params(params)
+        return self.machine.scope(page, params)
 
     def build(self) -> LModel:
         from fsmc.backends.native.effects import lower_move

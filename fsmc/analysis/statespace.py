@@ -64,16 +64,6 @@ _Entry = tuple[int, Any, tuple[Any, ...]]  # (move index, step function, args)
 CACHE_LIMIT = 4096  # distinct inputs per action beyond which its enabled moves are no longer cached
 
 
-def _expr_names(e: ir.Expr | None, out: set[str]) -> None:
-    if e is None:
-        return
-    if isinstance(e, ir.Name):
-        out.add(e.id)
-    for child in (getattr(e, f, None) for f in ("obj", "key", "operand", "left", "right")):
-        if child is not None:
-            _expr_names(child, out)
-    for child in (*getattr(e, "args", ()), *getattr(e, "items", ())):
-        _expr_names(child, out)
 
 
 def _view_reads(page: ir.Page, name: str, out: set[str], seen: set[str]) -> None:
@@ -83,7 +73,7 @@ def _view_reads(page: ir.Page, name: str, out: set[str], seen: set[str]) -> None
     seen.add(name)
     found: set[str] = set()
     for e in (view.where, *(k.expr for k in view.order), *(k.when for k in view.order)):
-        _expr_names(e, found)
+        ir.expr_names(e, found)
     found.discard(view.alias)
     found.update(n for n in (view.page_var, view.source) if n)
     out.update(found)
@@ -95,7 +85,7 @@ def reads(machine: Machine, page: ir.Page, exprs: Iterable[ir.Expr], params: tup
     """The state slots (page index included) that expressions on a page can read, following views."""
     names: set[str] = set()
     for e in exprs:
-        _expr_names(e, names)
+        ir.expr_names(e, names)
     names -= {p.name for p in params}
     for n in list(names):
         _view_reads(page, n, names, set())

@@ -123,43 +123,8 @@ def a_few(items: list[str], limit: int = 3) -> str:
     return shown if len(items) <= limit else f"{shown} and {len(items) - limit} more"
 
 
-_PREC = {"or": 1, "and": 2, "not": 3, "==": 4, "!=": 4, "<": 4, "<=": 4, ">": 4, ">=": 4, "in": 4, "not in": 4,
-         "contains": 4, "+": 5, "-": 5, "*": 6}
 
 
-def show_expr(e: ir.Expr, outer: int = 0) -> str:
-    """An expression as .fsm source (for messages), parenthesised only where needed."""
-    if isinstance(e, ir.Lit):
-        return show(e.value)
-    if isinstance(e, ir.Name):
-        return e.id
-    if isinstance(e, ir.GetField):
-        return f"{show_expr(e.obj, 9)}.{e.field}"
-    if isinstance(e, ir.Index):
-        return f"{show_expr(e.obj, 9)}[{show_expr(e.key)}]"
-    if isinstance(e, ir.Call):
-        return f"{e.func}({', '.join(show_expr(a) for a in e.args)})"
-    if isinstance(e, ir.SetLit):
-        return "{" + ", ".join(show_expr(a) for a in e.items) + "}"
-    if isinstance(e, ir.Unary):
-        prec = 3 if e.op == "not" else 7
-        text = f"not {show_expr(e.operand, prec)}" if e.op == "not" else f"-{show_expr(e.operand, prec)}"
-    else:
-        prec = _PREC[e.op]
-        text = f"{show_expr(e.left, prec)} {e.op} {show_expr(e.right, prec + 1)}"
-    return f"({text})" if prec < outer else text
-
-
-def _expr_names(e: ir.Expr | None, out: set[str]) -> None:
-    if e is None:
-        return
-    if isinstance(e, ir.Name):
-        out.add(e.id)
-    for child in (getattr(e, f, None) for f in ("obj", "key", "operand", "left", "right")):
-        if child is not None:
-            _expr_names(child, out)
-    for child in (*getattr(e, "args", ()), *getattr(e, "items", ())):
-        _expr_names(child, out)
 
 
 def _template_names(text: str | None, out: set[str]) -> None:
@@ -172,24 +137,24 @@ def names_read(spec: ir.Spec) -> set[str]:
     out: set[str] = set()
     for task in spec.tasks:
         for e in (task.goal, task.answer):
-            _expr_names(e, out)
+            ir.expr_names(e, out)
         _template_names(task.instruction, out)
     for page in spec.pages:
         _template_names(page.title, out)
         for view in page.views:
             out.update(n for n in (view.source, view.page_var) if n)
-            _expr_names(view.where, out)
+            ir.expr_names(view.where, out)
             for key in view.order:
-                _expr_names(key.expr, out)
-                _expr_names(key.when, out)
+                ir.expr_names(key.expr, out)
+                ir.expr_names(key.when, out)
         for action in page.actions:
             out.update(action.carry)
             _template_names(action.label, out)
             for e in action.requires:
-                _expr_names(e, out)
+                ir.expr_names(e, out)
             for eff in action.effects:
-                _expr_names(eff.key, out)
-                _expr_names(eff.value, out)
+                ir.expr_names(eff.key, out)
+                ir.expr_names(eff.value, out)
             for op in action.gui:
                 for text in (op.selector, op.text, op.until):
                     _template_names(text, out)
@@ -204,7 +169,7 @@ def _view_names(page: ir.Page, name: str, out: set[str], seen: set[str]) -> None
     seen.add(name)
     found: set[str] = set()
     for e in (view.where, *(k.expr for k in view.order), *(k.when for k in view.order)):
-        _expr_names(e, found)
+        ir.expr_names(e, found)
     found.discard(view.alias)
     out.update(found)
     if view.page_var:
@@ -217,7 +182,7 @@ def _view_names(page: ir.Page, name: str, out: set[str], seen: set[str]) -> None
 def slots_read(spec: ir.Spec, page: ir.Page | None, expr: ir.Expr, params: tuple[ir.Param, ...]) -> list[int]:
     """The state slots an expression can read (page index included), following the views it uses."""
     names: set[str] = set()
-    _expr_names(expr, names)
+    ir.expr_names(expr, names)
     names -= {p.name for p in params}
     if page is not None:
         for n in list(names):

@@ -18,11 +18,11 @@ from fsmc.checks._semantic import (
     evaluator,
     explored,
     show_args,
-    show_expr,
     slots_read,
 )
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
+from fsmc.printer import expr_to_fsm
 from fsmc.semantics import Move, State
 from fsmc.semantics.types import strip_optional
 
@@ -111,21 +111,21 @@ def first_clamp(ex: Explored, page: ir.Page, moves: list[Move], c: Counter) -> C
 
 def _guard(c: Counter, target: str) -> str:
     eff = c.effect
-    by = show_expr(eff.value) if eff.value is not None else "1"
+    by = expr_to_fsm(eff.value) if eff.value is not None else "1"
     if eff.op == "inc":
         cond = f"{target} < {c.hi}" if by == "1" else f"{target} + {by} <= {c.hi}"
     else:
         cond = f"{target} > {c.lo}" if by == "1" else f"{target} - {by} >= {c.lo}"
     if eff.key is not None:  # an absent entry reads as none
-        cond = f"{show_expr(eff.key)} not in {eff.var} or {cond}"
+        cond = f"{expr_to_fsm(eff.key)} not in {eff.var} or {cond}"
     return f"require {cond}"
 
 
 def _diagnostic(ex: Explored, c: Counter, clamp: Clamp) -> Diagnostic:
     eff = c.effect
     op = "+=" if eff.op == "inc" else "-="
-    target = eff.var if eff.key is None else f"{eff.var}[{show_expr(eff.key)}]"
-    text = f"{target} {op} {show_expr(eff.value) if eff.value is not None else '?'}"
+    target = eff.var if eff.key is None else f"{eff.var}[{expr_to_fsm(eff.key)}]"
+    text = f"{target} {op} {expr_to_fsm(eff.value) if eff.value is not None else '?'}"
     bound = c.hi if clamp.value > c.hi else c.lo
     path = ex.space.path(clamp.state)
     move = f"{clamp.move.name}{show_args(clamp.move.action.params, clamp.move.args)}"

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fsmc import ir
-from fsmc.checks._semantic import Explored, a_few, capped, evaluator, explored, show_args, show_expr
+from fsmc.checks._semantic import Explored, a_few, capped, evaluator, explored, show_args
 from fsmc.checks.context import CheckContext
 from fsmc.checks.impossible_requires import contradiction
 from fsmc.diagnostics import Diagnostic
+from fsmc.printer import expr_to_fsm
 from fsmc.semantics import Move
 
 
@@ -39,7 +40,7 @@ def _dead(ctx: CheckContext, ex: Explored, page: ir.Page, action: ir.Action, mov
                           severity="warning", hint="it may be enabled deeper; narrow the domains to explore everything")
     culprit = never_true(ex, page, action, moves)
     n = len(ex.by_page.get(page.name, ()))
-    hint = (f"`{show_expr(culprit)}` is false in all {n:,} reachable states on '{page.name}'" if culprit is not None
+    hint = (f"`{expr_to_fsm(culprit)}` is false in all {n:,} reachable states on '{page.name}'" if culprit is not None
             else "each require holds somewhere, but never all at once") + "; fix the requires or remove the action"
     return Diagnostic("E404", f"action '{name}' is never enabled in any reachable state", action.span, hint=hint)
 

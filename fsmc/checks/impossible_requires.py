@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fsmc import ir
-from fsmc.checks._semantic import show, show_expr
+from fsmc.checks._semantic import show
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
+from fsmc.printer import expr_to_fsm
 from fsmc.semantics import domain_size, domain_values
 
 Pred = Callable[[Any], bool]
@@ -179,7 +180,7 @@ def contradiction(spec: ir.Spec, page: ir.Page, action: ir.Action) -> Contradict
         for c in conjuncts(req):
             value = fold(c)
             if value is not _UNKNOWN and not value:
-                return Contradiction(req, f"`{show_expr(c)}` is always false")
+                return Contradiction(req, f"`{expr_to_fsm(c)}` is always false")
             found = single(c, names)
             if found is not None:
                 atoms.setdefault(found[0], []).append(Atom(found[0], found[1], req))
@@ -191,7 +192,7 @@ def contradiction(spec: ir.Spec, page: ir.Page, action: ir.Action) -> Contradict
 
 def _no_value(name: str, t: ir.Type, group: list[Atom], spec: ir.Spec) -> Contradiction:
     reqs = list(dict.fromkeys(a.source for a in group))
-    shown = " and ".join(f"`{show_expr(r)}`" for r in reqs)
+    shown = " and ".join(f"`{expr_to_fsm(r)}`" for r in reqs)
     return Contradiction(reqs[-1], f"no value of '{name}' ({describe_domain(t, spec)}) satisfies {shown}",
                          tuple(reqs[:-1]))
 

@@ -12,11 +12,11 @@ from fsmc.checks._semantic import (
     capped,
     explored,
     show_args,
-    show_expr,
     slots_read,
 )
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
+from fsmc.printer import expr_to_fsm
 
 
 def unmet_args(ex: Explored, index: int, task: ir.Task) -> list[tuple[Any, ...]]:
@@ -38,7 +38,7 @@ def _never(ctx: CheckContext, ex: Explored, task: ir.Task) -> Diagnostic:
     if task.page is not None and not ex.reached(task.page):
         why = f"page '{task.page}' is never reached"
     else:
-        why = f"`{show_expr(task.goal)}` holds in no reachable state"
+        why = f"`{expr_to_fsm(task.goal)}` holds in no reachable state"
         why += f" on page '{task.page}'" if task.page is not None else ""
         why += " for any parameter value" if task.params else ""
     if not ex.complete:

@@ -167,6 +167,22 @@ Expr = Annotated[
     Field(discriminator="kind"),
 ]
 
+
+
+def expr_names(e: Expr | None, out: set[str]) -> set[str]:
+    """Adds to `out` every name `e` mentions (variables, views, parameters, aliases); returns `out`."""
+    if e is None:
+        return out
+    if isinstance(e, Name):
+        out.add(e.id)
+    for child in (getattr(e, f, None) for f in ("obj", "key", "operand", "left", "right")):
+        if child is not None:
+            expr_names(child, out)
+    for child in (*getattr(e, "args", ()), *getattr(e, "items", ())):
+        expr_names(child, out)
+    return out
+
+
 # ---------------------------------------------------------------- declarations
 
 
@@ -311,7 +327,7 @@ for _model in list(globals().values()):
 
 __all__ = [
     "Action", "BinOp", "Binary", "BoolType", "Call", "ChoiceType", "Column", "Effect", "EffectOp", "Enum",
-    "Expr", "GetField", "GuiOp", "GuiOpKind", "Index", "IntType", "Lit", "MapType", "NO_SPAN", "Name",
+    "Expr", "expr_names", "GetField", "GuiOp", "GuiOpKind", "Index", "IntType", "Lit", "MapType", "NO_SPAN", "Name",
     "NamedType", "Node", "OptionalType", "OrderKey", "Page", "Param", "RefType", "SetLit", "SetType", "Site",
     "Span", "Spec", "Table", "Task", "Type", "Unary", "Value", "Var", "View",
 ]

@@ -1,4 +1,8 @@
-"""One compilation of one spec, its phases computed lazily and once: ir → diagnostics → machine → state space."""
+"""One compilation of one spec, its phases computed lazily and once: ir → diagnostics → machine → state space.
+
+The checks and everything after them share one CheckContext: the machine is compiled once and the
+reachable states are explored once (STYLE principle 6).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,7 @@ from pathlib import Path
 import networkx as nx
 
 from fsmc import ir
-from fsmc.analysis import StateSpace, page_graph
+from fsmc.analysis import StateSpace
 from fsmc.checks import CheckContext, check
 from fsmc.diagnostics import Diagnostic, SpecError, has_errors
 from fsmc.frontend import load, load_text
@@ -32,11 +36,12 @@ class Compilation:
 
     @cached_property
     def context(self) -> CheckContext:
+        """What the checks share: the compiled machine and the explored states, computed on demand."""
         return CheckContext(self.ir)
 
     @cached_property
     def diagnostics(self) -> list[Diagnostic]:
-        return check(self.ir)
+        return check(self.ir, context=self.context)
 
     @property
     def ok(self) -> bool:
@@ -46,12 +51,13 @@ class Compilation:
     def machine(self) -> Machine:
         if not self.ok:
             raise SpecError([d for d in self.diagnostics if d.severity == "error"])
-        return Machine(self.ir)
+        return self.context.machine or Machine(self.ir)  # the checks' machine: without errors it compiled
 
     @cached_property
     def graph(self) -> nx.MultiDiGraph:
-        return page_graph(self.ir)
+        return self.context.page_graph
 
     @cached_property
     def state_space(self) -> StateSpace | None:
+        """The reachable states the checks explored (up to the context's state cap), or None if it cannot run."""
         return self.context.state_space

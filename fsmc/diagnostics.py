@@ -51,26 +51,36 @@ def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
     return any(d.severity == "error" for d in diagnostics)
 
 
-def _source_excerpt(span: Span, sources: dict[str, str]) -> list[str]:
-    text = sources.get(span.file)
-    if text is None or span.line < 1:
+EXCERPT_WIDTH = 120
+"""The most characters of a source line an excerpt shows: a window around the caret on longer lines."""
+
+
+def _printable(text: str) -> str:
+    return "".join(c if c.isprintable() or c == "\t" else "\ufffd" for c in text)
+
+
+def _source_excerpt(span: Span, sources: dict[str, list[str]]) -> list[str]:
+    lines = sources.get(span.file)
+    if lines is None or not 1 <= span.line <= len(lines):
         return []
-    lines = text.splitlines()
-    if span.line > len(lines):
-        return []
-    line = lines[span.line - 1]
+    line = lines[span.line - 1].rstrip("\r")
+    start = max(span.col - 1, 0)
     width = span.end_col - span.col if span.end_line == span.line and span.end_col > span.col else 1
+    left = max(0, min(start - EXCERPT_WIDTH // 2, len(line) - EXCERPT_WIDTH))
+    shown = ("…" if left else "") + line[left:left + EXCERPT_WIDTH] + ("…" if len(line) > left + EXCERPT_WIDTH else "")
+    caret = start - left + (1 if left else 0)
+    width = max(1, min(width, EXCERPT_WIDTH - (start - left)))
     gutter = " " * len(str(span.line))
-    return [f"{gutter} |", f"{span.line} | {line}", f"{gutter} | {' ' * max(span.col - 1, 0)}{'^' * width}"]
+    return [f"{gutter} |", f"{span.line} | {_printable(shown)}", f"{gutter} | {' ' * caret}{'^' * width}"]
 
 
 def render_text(diagnostics: Iterable[Diagnostic], sources: dict[str, str] | None = None) -> str:
     """`file:line:col: error[CODE]: message`, the source line with a caret, notes and a hint."""
-    sources = sources or {}
+    lines = {file: text.split("\n") for file, text in (sources or {}).items()}  # lines as lark counts them
     out: list[str] = []
     for d in diagnostics:
         out.append(f"{d.span}: {d.severity}[{d.code}]: {d.message}")
-        out.extend(_source_excerpt(d.span, sources))
+        out.extend(_source_excerpt(d.span, lines))
         for span, note in d.notes:
             out.append(f"  note: {span}: {note}")
         if d.hint:

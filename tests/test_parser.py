@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from fsmc import SpecError, load_text
-from fsmc.diagnostics import render_text
+from fsmc.cli.common import exit_code
+from fsmc.diagnostics import EXCERPT_WIDTH, Diagnostic, render_text
+from fsmc.frontend import read_source
+from fsmc.ir import Span
 
 
 def first_error(text: str) -> str:
@@ -41,3 +46,63 @@ def test_enum_names_resolve_to_choices() -> None:
     spec = load_text('site s { entry home }\nenum E { "a", "b" }\npage home { var x: E = "a" }', "e.fsm")
     t = spec.pages[0].vars[0].type
     assert t.kind == "choice" and t.values == ("a", "b") and t.name == "E"
+
+
+def test_deep_nesting_is_reported_where_it_happens() -> None:
+    # The fast path builds `1 + 1 + ...` without recursion; the IR is still refused before any pass recurses into it.
+    out = first_error("site s { entry p }\npage p { var x: bool = false\n  action a { require x == " + " + ".join(["1"] * 500) + " } }\n")
+    assert out.startswith("t.fsm:3:") and "error[E004]: an expression or type is nested more than 100 levels deep" in out
+
+
+def test_nesting_up_to_the_limit_is_fine() -> None:
+    spec = load_text("site s { entry p }\npage p { var x: bool = false\n  action a { require " + "not " * 90 + "x } }", "t.fsm")
+    assert spec.pages[0].actions[0].requires[0].op == "not"
+
+
+def test_non_utf8_points_at_the_byte(tmp_path: Path) -> None:
+    path = tmp_path / "latin.fsm"
+    path.write_bytes('site s { entry p }\npage p "Café" { }\n'.encode("latin-1"))
+    with pytest.raises(SpecError) as err:
+        read_source(path)
+    d = err.value.diagnostics[0]
+    assert (d.code, d.span.line, d.span.col) == ("E002", 2, 12) and "0xe9" in d.message and "Latin-1" in d.message
+
+
+@pytest.mark.parametrize(("text", "file"), [("[1, 2]", "t.fsm"), ("site s { entry p }", "t.json")])
+def test_json_is_recognised_by_bracket_or_suffix(text: str, file: str) -> None:
+    with pytest.raises(SpecError) as err:
+        load_text(text, file)
+    assert err.value.diagnostics[0].code in ("E001", "E002") and "JSON" in err.value.diagnostics[0].message
+
+
+def test_long_source_lines_are_cut_around_the_caret() -> None:
+    line = "x" * 500 + "BAD" + "y" * 500
+    d = Diagnostic("E001", "bad", Span(file="t.fsm", line=1, col=501, end_line=1, end_col=504))
+    excerpt = render_text([d], {"t.fsm": line}).splitlines()
+    assert excerpt[2].startswith("1 | …x") and excerpt[2].endswith("y…") and "BAD" in excerpt[2]
+    assert len(excerpt[2]) <= EXCERPT_WIDTH + 10
+    assert excerpt[3].index("^^^") == excerpt[2].index("BAD")
+
+
+def test_exit_codes_tell_unreadable_from_wrong() -> None:
+    span = Span(file="t.fsm", line=1, col=1)
+    assert exit_code([]) == 0
+    assert exit_code([Diagnostic("W101", "unused", span, severity="warning")]) == 0
+    assert exit_code([Diagnostic("E001", "syntax", span)]) == 1
+    assert exit_code([Diagnostic("E002", "no such file", span)]) == 2
+
+
+@pytest.mark.parametrize(("body", "line", "message", "hint"), [
+    ("page p { var a: bool = false\n view v = t as r where a\n where not a }", 3,
+     "view 'v' has a second `where` clause", "combine the conditions with `and`"),
+    ("page p { var n: int[1..2] = 1\n view v = t as r page n size 2\n page n size 3 }", 3,
+     "view 'v' has a second `page ... size` clause", "a view is paginated by one variable"),
+    ("page p { action a { goto p\n goto q } }\npage q { }", 2, "action 'a' has a second `goto`", "one goto per action"),
+])
+def test_a_repeated_clause_is_an_error_at_the_repetition(body: str, line: int, message: str, hint: str) -> None:
+    with pytest.raises(SpecError) as err:
+        load_text("site s { entry p }\n" + body, "t.fsm")
+    (d,) = err.value.diagnostics
+    assert (d.code, d.message, d.span.line, d.span.col) == ("E010", message, line + 1, 2)
+    assert d.hint is not None and d.hint.startswith(hint)
+    assert [(span.line, note) for span, note in d.notes] == [(line, "first given here")]

@@ -22,6 +22,7 @@ from fsmc.checks.exploration import exploration_check
 from fsmc.checks.gui_presence import gui_presence_check
 from fsmc.checks.gui_selectors import gui_selectors_check
 from fsmc.checks.impossible_requires import impossible_requires_check
+from fsmc.checks.keyword_names import keyword_names_check
 from fsmc.checks.names import names_check
 from fsmc.checks.navigation import navigation_check
 from fsmc.checks.pagination import pagination_check
@@ -42,6 +43,7 @@ Check = Callable[[CheckContext], Iterable[Diagnostic]]
 CHECKS: tuple[Check, ...] = (
     references_check,
     unique_names_check,
+    keyword_names_check,
     table_data_check,
     names_check,
     templates_check,
@@ -70,9 +72,15 @@ SEMANTIC_CHECKS: tuple[Check, ...] = (
 )
 
 
-def check(spec: ir.Spec, state_cap: int | None = None) -> list[Diagnostic]:
-    """Every diagnostic for the spec, sorted by position."""
-    ctx = CheckContext(spec) if state_cap is None else CheckContext(spec, state_cap)
+def check(spec: ir.Spec, state_cap: int | None = None, *, context: CheckContext | None = None) -> list[Diagnostic]:
+    """Every diagnostic for the spec, sorted by position.
+
+    Pass the `context` of a compilation to share its machine and explored states with what runs after
+    the checks (fsmc.Compilation does); without one, a fresh context explores up to `state_cap` states.
+    """
+    if context is not None and (context.spec is not spec or state_cap is not None):
+        raise ValueError("check(spec, context=...) takes the context of that spec, and its state cap")
+    ctx = context or (CheckContext(spec) if state_cap is None else CheckContext(spec, state_cap))
     found: list[Diagnostic] = []
     for c in CHECKS:
         found.extend(c(ctx))

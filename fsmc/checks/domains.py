@@ -31,12 +31,28 @@ def resolvable(t: ir.Type, idx: SpecIndex) -> bool:
     return True
 
 
+HUGE = 2**64  # sizes are counted up to here: a nested set<set<set<...>>> would take forever to count exactly
+
+
+def _bounded_size(t: ir.Type, spec: ir.Spec) -> int:
+    """domain_size(t), or HUGE if it is at least that."""
+    if isinstance(t, ir.SetType):
+        n = _bounded_size(t.elem, spec)
+        return HUGE if n >= 64 else 2**n
+    if isinstance(t, ir.MapType):
+        keys, values = _bounded_size(t.key, spec), _bounded_size(t.value, spec)
+        return HUGE if keys >= 64 and values >= 1 else min(HUGE, (values + 1) ** keys)
+    if isinstance(t, ir.OptionalType):
+        return min(HUGE, 1 + _bounded_size(t.inner, spec))
+    return min(HUGE, domain_size(t, spec))
+
+
 def size_of(t: ir.Type, idx: SpecIndex) -> int | None:
-    """The number of values of a domain, or None when it names something unknown or repeats a key."""
+    """The number of values of a domain (HUGE at most), or None when it names something unknown or repeats a key."""
     if not resolvable(t, idx):
         return None
     try:
-        return domain_size(t, idx.spec)
+        return _bounded_size(t, idx.spec)
     except (KeyError, ValueError, OverflowError):
         return None
 
@@ -61,7 +77,8 @@ def _collection(t: ir.SetType | ir.MapType, idx: SpecIndex) -> Iterator[Diagnost
     n = size_of(inner, idx)
     if n is not None and n > MAX_ELEMENTS:
         what = "a set" if isinstance(t, ir.SetType) else "a map"
-        yield Diagnostic("E221", f"{what} over {n:,} possible elements has about 2^{n} values", t.span,
+        size = f"over {n:,} possible elements has about 2^{n}" if n < HUGE else "over 2^64 or more elements has astronomically many"
+        yield Diagnostic("E221", f"{what} {size} values", t.span,
                          hint=f"keep the element domain under {MAX_ELEMENTS} values (e.g. a smaller table or range)")
     yield from _shape(inner, idx)
     if isinstance(t, ir.MapType):

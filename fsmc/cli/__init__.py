@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import traceback
 
 from fsmc import __version__
+from fsmc.cli.common import EXIT_BROKEN_PIPE, EXIT_ERRORS, EXIT_INTERNAL, EXIT_INTERRUPTED
 
 # Each module defines NAME, HELP, add_arguments(parser) and run(args) -> int.
 COMMANDS = (
@@ -19,6 +22,9 @@ COMMANDS = (
     "fsmc.cli.stats",
     "fsmc.cli.build",
     "fsmc.cli.serve",
+    "fsmc.cli.replay",
+    "fsmc.cli.export",
+    "fsmc.cli.view",
 )
 
 
@@ -38,13 +44,41 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command; exit codes are listed in fsmc/cli/common.py. Never a traceback, unless FSMC_DEBUG=1."""
     try:
+        args = build_parser().parse_args(argv)
         code: int = args.run(args)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # `fsmc schema | head`: the reader has gone; stop quietly
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
+    except MemoryError:  # too many states, not a bug
+        print("fsmc: out of memory: narrow the spec's domains, or lower --max-states or --max-depth", file=sys.stderr)
+        return EXIT_ERRORS
+    except Exception as err:  # noqa: BLE001 - a bug in fsmc: say so in one line instead of a traceback
+        return _internal_error(err)
     return code
+
+
+def _internal_error(err: Exception) -> int:
+    print(f"fsmc: internal error: {type(err).__name__}: {err}", file=sys.stderr)
+    if os.environ.get("FSMC_DEBUG") == "1":
+        traceback.print_exception(err, file=sys.stderr)
+        print("please report this with the command you ran and the traceback above", file=sys.stderr)
+    else:
+        print("please report this with the command you ran (FSMC_DEBUG=1 shows the traceback)", file=sys.stderr)
+    return EXIT_INTERNAL
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that flushing it at exit does not raise BrokenPipeError again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # stdout without a file descriptor (captured by a test)
+        pass
 
 
 if __name__ == "__main__":

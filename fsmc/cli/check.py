@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 
 from fsmc.checks import check
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, load_or_report, print_diagnostics
-from fsmc.diagnostics import has_errors
+from fsmc.cli.common import exit_code, print_diagnostics
+from fsmc.diagnostics import SpecError
+from fsmc.frontend import load
 
 NAME = "check"
 HELP = "Check a spec and report every problem at once (exit 0 clean, 1 on errors, 2 on unreadable input)."
@@ -18,11 +19,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    spec = load_or_report(args.spec, args.format)
-    if spec is None:
-        return EXIT_UNREADABLE
-    diagnostics = check(spec)
+    try:
+        diagnostics = check(load(args.spec))
+    except SpecError as err:  # unreadable (exit 2), or a syntax or data error (exit 1)
+        diagnostics = list(err.diagnostics)
     print_diagnostics(diagnostics, args.format)
     if args.format == "text" and not diagnostics:
         print(f"{args.spec}: ok")
-    return EXIT_ERRORS if has_errors(diagnostics) else EXIT_OK
+    return exit_code(diagnostics)

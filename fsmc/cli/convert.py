@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 from fsmc.backends import BACKEND_ERRORS, BACKENDS
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, load_or_report, print_diagnostics
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, load_or_report, print_diagnostics
 from fsmc.diagnostics import SpecError
 
 NAME = "convert"
@@ -36,8 +36,8 @@ def write_atomically(path: Path, text: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     spec = load_or_report(args.spec)
-    if spec is None:
-        return EXIT_UNREADABLE
+    if isinstance(spec, int):
+        return spec
     try:
         text = BACKENDS[args.to](spec)
     except SpecError as err:

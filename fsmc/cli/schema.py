@@ -6,6 +6,7 @@ import argparse
 import json
 
 from fsmc import ir
+from fsmc.cli.common import EXIT_OK
 
 NAME = "schema"
 HELP = "Print the JSON Schema of the fsmc IR (the format of `fsmc convert --to ir`)."
@@ -17,4 +18,4 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     print(json.dumps(ir.Spec.model_json_schema(), indent=2, sort_keys=True))
-    return 0
+    return EXIT_OK

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import functools
+import math
 import re
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from lark import Lark, Token, Transformer, v_args
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken, VisitError
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
+from fsmc.frontend.keywords import keyword_use, reserved_message
 from fsmc.frontend.tables import load_table_rows
 
 GRAMMAR = Path(__file__).resolve().parent.parent.parent / "grammar" / "fsm.lark"
@@ -41,8 +44,38 @@ def unquote(tok: str) -> str:
     return re.sub(r"\\(.)", lambda m: {"n": "\n", "t": "\t"}.get(m.group(1), m.group(1)), body)
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"{text[:20]}... is too large for a number")
+    return value
+
+
+Clause = tuple[str, Any, ir.Span]
+"""What a clause gives its block (a view's `where`, an action's `goto`, a task's `goal`): kind, value, span."""
+
+SINGLE_CLAUSES: dict[str, tuple[str, str]] = {
+    # kind -> (the clause as a message names it, how to fix a repetition); the IR holds one of each
+    "where": ("`where` clause", "combine the conditions with `and`: `where A and B`"),
+    "page": ("`page ... size` clause", "a view is paginated by one variable: keep one `page VAR size N`"),
+    "goto": ("`goto`", "one goto per action: to go elsewhere in other states, write a second action with its "
+                       "own `require`"),
+    "title": ("`title`", "keep one"),
+    "reference": ("`reference`", "keep one"),
+    "entry": ("`entry`", "an episode starts on one page: keep one `entry`"),
+    "terminals": ("`terminal` line", "list every terminal page in one line: `terminal a, b`"),
+    "goal": ("`goal`", "combine the conditions with `and`: `goal A and B`"),
+    "instruction": ("`instruction`", "keep one"),
+    "answer": ("`answer`", "a task has one expected answer: keep one"),
+}
+
+RULES: dict[str, Callable[..., Any]] = {}
+"""The located rules unwrapped, `name -> fn(builder, span, children)`, for the recursive-descent fast path."""
+
+
 def _located(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Wrap a rule so it receives (self, span, children)."""
+    RULES[fn.__name__] = fn
 
     @v_args(meta=True)
     def wrapper(self: ToIR, meta: Any, children: list[Any]) -> Any:
@@ -61,6 +94,21 @@ class ToIR(Transformer[Token, Any]):
         self.base_dir = base_dir
         self.problems: list[Diagnostic] = []
 
+    def _once(self, owner: str, clauses: list[Clause], single: tuple[str, ...]) -> list[Clause]:
+        """The clauses without repetitions of the `single` kinds, each reported (E010) at the repetition."""
+        first: dict[str, ir.Span] = {}
+        kept: list[Clause] = []
+        for clause in clauses:
+            kind, _, span = clause
+            if kind in single and kind in first:
+                what, hint = SINGLE_CLAUSES[kind]
+                self.problems.append(Diagnostic("E010", f"{owner} has a second {what}", span, hint=hint,
+                                                notes=((first[kind], "first given here"),)))
+                continue
+            first.setdefault(kind, span)
+            kept.append(clause)
+        return kept
+
     # ---------------------------------------------------------------- literals and names
     def NAME(self, tok: Token) -> Token:
         return tok
@@ -75,11 +123,11 @@ class ToIR(Transformer[Token, Any]):
 
     @_located
     def num_lit(self, span: ir.Span, c: list[Any]) -> ir.Lit:
-        return ir.Lit(value=float(c[0]), span=span)
+        return ir.Lit(value=_finite(c[0]), span=span)
 
     @_located
     def neg_num_lit(self, span: ir.Span, c: list[Any]) -> ir.Lit:
-        return ir.Lit(value=-float(c[0]), span=span)
+        return ir.Lit(value=-_finite(c[0]), span=span)
 
     @_located
     def str_lit(self, span: ir.Span, c: list[Any]) -> ir.Lit:
@@ -249,16 +297,16 @@ class ToIR(Transformer[Token, Any]):
         return ("session", tuple(c))
 
     @_located
-    def view_where(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
-        return ("where", c[0])
+    def view_where(self, span: ir.Span, c: list[Any]) -> Clause:
+        return ("where", c[0], span)
 
     @_located
-    def view_order(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
-        return ("order", tuple(c))
+    def view_order(self, span: ir.Span, c: list[Any]) -> Clause:
+        return ("order", tuple(c), span)
 
     @_located
-    def view_page(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
-        return ("page", (str(c[0]), int(c[1])))
+    def view_page(self, span: ir.Span, c: list[Any]) -> Clause:
+        return ("page", (str(c[0]), int(c[1])), span)
 
     def direction(self, c: list[Any]) -> bool:
         return str(c[0]) == "desc"
@@ -271,7 +319,7 @@ class ToIR(Transformer[Token, Any]):
     @_located
     def view(self, span: ir.Span, c: list[Any]) -> ir.View:
         fields: dict[str, Any] = {}
-        for kind, value in c[3:]:
+        for kind, value, _ in self._once(f"view '{c[0]}'", c[3:], ("where", "page")):
             if kind == "order":
                 fields["order"] = fields.get("order", ()) + value
             elif kind == "page":
@@ -282,45 +330,45 @@ class ToIR(Transformer[Token, Any]):
 
     # ---------------------------------------------------------------- actions
     @_located
-    def require(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
-        return ("require", c[0])
+    def require(self, span: ir.Span, c: list[Any]) -> Clause:
+        return ("require", c[0], span)
 
     @_located
-    def goto(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
-        return ("goto", (str(c[0]), tuple(str(n) for n in c[1:] if n is not None)))
+    def goto(self, span: ir.Span, c: list[Any]) -> Clause:
+        return ("goto", (str(c[0]), tuple(str(n) for n in c[1:] if n is not None)), span)
 
     def lvalue(self, c: list[Any]) -> tuple[str, Any]:
         return (str(c[0]), c[1])
 
-    def _effect(self, op: str, span: ir.Span, var: str, key: Any = None, value: Any = None) -> tuple[str, Any]:
-        return ("effect", ir.Effect(op=op, var=var, key=key, value=value, span=span))  # type: ignore[arg-type]
+    def _effect(self, op: str, span: ir.Span, var: str, key: Any = None, value: Any = None) -> Clause:
+        return ("effect", ir.Effect(op=op, var=var, key=key, value=value, span=span), span)  # type: ignore[arg-type]
 
     @_located
-    def eff_assign(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
+    def eff_assign(self, span: ir.Span, c: list[Any]) -> Clause:
         return self._effect("assign", span, c[0][0], c[0][1], c[1])
 
     @_located
-    def eff_inc(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
+    def eff_inc(self, span: ir.Span, c: list[Any]) -> Clause:
         return self._effect("inc", span, c[0][0], c[0][1], c[1])
 
     @_located
-    def eff_dec(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
+    def eff_dec(self, span: ir.Span, c: list[Any]) -> Clause:
         return self._effect("dec", span, c[0][0], c[0][1], c[1])
 
     @_located
-    def eff_toggle(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
+    def eff_toggle(self, span: ir.Span, c: list[Any]) -> Clause:
         return self._effect("toggle", span, str(c[0]))
 
     @_located
-    def eff_add(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
+    def eff_add(self, span: ir.Span, c: list[Any]) -> Clause:
         return self._effect("add", span, str(c[1]), value=c[0])
 
     @_located
-    def eff_remove(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
+    def eff_remove(self, span: ir.Span, c: list[Any]) -> Clause:
         return self._effect("remove", span, str(c[1]), value=c[0])
 
     @_located
-    def eff_clear(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
+    def eff_clear(self, span: ir.Span, c: list[Any]) -> Clause:
         return self._effect("clear", span, str(c[0]))
 
     def _gui(self, op: str, span: ir.Span, **kw: Any) -> ir.GuiOp:
@@ -363,14 +411,14 @@ class ToIR(Transformer[Token, Any]):
         return self._gui("repeat_click", span, selector=unquote(c[0]), until=unquote(c[1]), limit=int(c[2]))
 
     @_located
-    def gui(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
-        return ("gui", tuple(c))
+    def gui(self, span: ir.Span, c: list[Any]) -> Clause:
+        return ("gui", tuple(c), span)
 
     @_located
     def action(self, span: ir.Span, c: list[Any]) -> ir.Action:
         name, params, label, *items = c
         fields: dict[str, Any] = {"requires": (), "effects": (), "gui": ()}
-        for kind, value in items:
+        for kind, value, _ in self._once(f"action '{name}'", items, ("goto",)):
             if kind == "require":
                 fields["requires"] += (value,)
             elif kind == "effect":
@@ -397,21 +445,21 @@ class ToIR(Transformer[Token, Any]):
 
     # ---------------------------------------------------------------- tasks
     @_located
-    def task_goal(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
-        return ("goal", c[0])
+    def task_goal(self, span: ir.Span, c: list[Any]) -> Clause:
+        return ("goal", c[0], span)
 
     @_located
-    def task_instruction(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
-        return ("instruction", unquote(c[0]))
+    def task_instruction(self, span: ir.Span, c: list[Any]) -> Clause:
+        return ("instruction", unquote(c[0]), span)
 
     @_located
-    def task_answer(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
-        return ("answer", c[0])
+    def task_answer(self, span: ir.Span, c: list[Any]) -> Clause:
+        return ("answer", c[0], span)
 
     @_located
     def task(self, span: ir.Span, c: list[Any]) -> ir.Task:
         name, params, page, *items = c
-        fields = dict(items)
+        fields = {kind: value for kind, value, _ in self._once(f"task '{name}'", items, ("goal", "instruction", "answer"))}
         if "goal" not in fields or "instruction" not in fields:
             missing = "goal" if "goal" not in fields else "instruction"
             self.problems.append(
@@ -423,24 +471,25 @@ class ToIR(Transformer[Token, Any]):
 
     # ---------------------------------------------------------------- site
     @_located
-    def site_title(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
-        return ("title", unquote(c[0]))
+    def site_title(self, span: ir.Span, c: list[Any]) -> Clause:
+        return ("title", unquote(c[0]), span)
 
     @_located
-    def site_reference(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
-        return ("reference", unquote(c[0]))
+    def site_reference(self, span: ir.Span, c: list[Any]) -> Clause:
+        return ("reference", unquote(c[0]), span)
 
     @_located
-    def site_entry(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
-        return ("entry", str(c[0]))
+    def site_entry(self, span: ir.Span, c: list[Any]) -> Clause:
+        return ("entry", str(c[0]), span)
 
     @_located
-    def site_terminal(self, span: ir.Span, c: list[Any]) -> tuple[str, Any]:
-        return ("terminals", tuple(str(n) for n in c))
+    def site_terminal(self, span: ir.Span, c: list[Any]) -> Clause:
+        return ("terminals", tuple(str(n) for n in c), span)
 
     @_located
     def site(self, span: ir.Span, c: list[Any]) -> ir.Site:
-        fields = dict(c[1:])
+        once = ("title", "reference", "entry", "terminals")
+        fields = {kind: value for kind, value, _ in self._once(f"site '{c[0]}'", c[1:], once)}
         if "entry" not in fields:
             self.problems.append(
                 Diagnostic("E007", f"site '{c[0]}' names no entry page", span, hint="add `entry <page>` to the site")
@@ -481,29 +530,93 @@ def _assemble(items: list[Any], file: str, problems: list[Diagnostic]) -> ir.Spe
     )
 
 
-_TOKEN_NAMES = {
-    "LBRACE": "'{'", "RBRACE": "'}'", "LPAR": "'('", "RPAR": "')'", "LSQB": "'['", "RSQB": "']'",
-    "COMMA": "','", "COLON": "':'", "DOT": "'.'", "EQUAL": "'='", "NAME": "a name", "STRING": "a string",
-    "INT": "a number", "DECIMAL": "a number", "SIGNED_INT": "a number", "COMP_OP": "a comparison",
-    "__ANON_0": "':='", "LESSTHAN": "'<'", "MORETHAN": "'>'", "QMARK": "'?'",
+_TERMINALS = {
+    "NAME": "a name", "STRING": "a string", "INT": "a number", "DECIMAL": "a number", "SIGNED_INT": "a number",
+    "COMP_OP": "a comparison", "ADD_OP": "'+' or '-'",
 }
 
 
+@functools.cache
+def _terminal_names() -> dict[str, str]:
+    """How a hint names each terminal: its text in quotes (lark names some `__ANON_n`), or what it stands for."""
+    return {t.name: _TERMINALS.get(t.name, f"'{t.pattern.value}'") for t in _parser().terminals}
+
+
+@functools.cache
+def keywords() -> frozenset[str]:
+    """Every word of the grammar: where its parser state accepts one, the lexer reads it as the keyword."""
+    return frozenset(t.pattern.value for t in _parser().terminals
+                     if t.pattern.type == "str" and re.fullmatch(r"[A-Za-z_]\w*", t.pattern.value))
+
+
 def _describe(expected: set[str]) -> str:
-    names = sorted({_TOKEN_NAMES.get(t, f"'{t.lower()}'" if t.isupper() else t) for t in expected})
+    names = sorted({_terminal_names().get(t, t) for t in expected}, key=lambda n: (n.startswith("'"), n))
     if len(names) > 8:
         names = names[:8] + ["..."]
     return ", ".join(names)
 
 
-def syntax_diagnostic(err: UnexpectedInput, file: str) -> Diagnostic:
+_DECLARATIONS = (  # where a reserved word may have been declared as a name (group 1), by kind
+    ("variable", r"\bvar\s+({})\s*:"),
+    ("parameter", r"\b(?:action|task)\s+\w+\s*\([^)]*?(?<![\w.])({})\s*:"),
+    ("view", r"\bview\s+({})\s*="),
+    ("row", r"\bas\s+({})\b"),
+    ("enum", r"\benum\s+({})\s*\{{"),
+)
+_EFFECT_OPS = frozenset((":=", "+=", "-="))
+
+
+def _declaration(word: str, text: str, file: str) -> tuple[str, ir.Span] | None:
+    """The first declaration that names something `word` cannot name, with the span of the word."""
+    found: list[tuple[int, str]] = []
+    for kind, pattern in _DECLARATIONS:
+        m = re.search(pattern.format(re.escape(word)), text) if keyword_use(word, kind) else None
+        if m:
+            found.append((m.start(1), kind))
+    if not found:
+        return None
+    start, kind = min(found)
+    line = text.count("\n", 0, start) + 1
+    col = start - text.rfind("\n", 0, start)
+    return kind, ir.Span(file=file, line=line, col=col, end_line=line, end_col=col + len(word))
+
+
+def _keyword_as_name(err: UnexpectedToken, text: str, file: str) -> tuple[str, tuple[tuple[ir.Span, str], ...]] | None:
+    """A hint and notes when the error comes from a keyword standing where the spec meant a name: the
+    unexpected token itself where a name could stand (`to := c`), or the word before it (`goto := c`,
+    or `require not }` with a variable `not`)."""
+    tok = str(err.token)
+    unexpected = err.token.type != "NAME" and tok in keywords() and "NAME" in err.expected
+    if unexpected:
+        word = tok
+    else:
+        before = re.search(r"([A-Za-z_]\w*)\s*$", text[max(0, err.token.start_pos - 100):err.token.start_pos])
+        if before is None or before.group(1) not in keywords():
+            return None
+        word = before.group(1)
+    declared = _declaration(word, text, file)
+    if declared is not None:
+        kind, span = declared
+        return reserved_message(word, kind), ((span, f"`{word}` declared here"),)
+    if tok in _EFFECT_OPS and "NAME" in err.expected:  # `goto := c`: the keyword took the variable's place
+        return reserved_message(word, "variable"), ()
+    if unexpected:
+        return f"`{word}` is a keyword of the language, not a name; expected {_describe(err.expected)}", ()
+    return None
+
+
+def syntax_diagnostic(err: UnexpectedInput, file: str, text: str = "") -> Diagnostic:
     line, col = max(err.line, 1), max(err.column, 1)
     span = ir.Span(file=file, line=line, col=col, end_line=line, end_col=col + 1)
     if isinstance(err, UnexpectedToken):
         if err.token.type == "$END":
             return Diagnostic("E001", "unexpected end of file", span, hint=f"expected {_describe(err.expected)}")
         span = _tok_span(err.token, file)
-        return Diagnostic("E001", f"unexpected '{str(err.token)[:40]}'", span, hint=f"expected {_describe(err.expected)}")
+        message = f"unexpected '{str(err.token)[:40]}'"
+        keyword = _keyword_as_name(err, text, file)
+        if keyword is not None:
+            return Diagnostic("E001", message, span, hint=keyword[0], notes=keyword[1])
+        return Diagnostic("E001", message, span, hint=f"expected {_describe(err.expected)}")
     if isinstance(err, UnexpectedCharacters):
         ch = err.char if err.char.isprintable() else repr(err.char)
         return Diagnostic("E001", f"unexpected character {ch}", span, hint="check for a stray symbol or an unclosed string")
@@ -512,26 +625,97 @@ def syntax_diagnostic(err: UnexpectedInput, file: str) -> Diagnostic:
     return Diagnostic("E001", "syntax error", span)
 
 
-def parse(text: str, file: str = "<spec>", base_dir: Path | None = None) -> ir.Spec:
-    """Parse .fsm text into IR; raises SpecError with diagnostics on syntax or load problems."""
+def _too_deep(file: str) -> SpecError:
+    return SpecError([Diagnostic("E004", "the spec is nested too deeply to parse", ir.Span(file=file, line=1, col=1),
+                                 hint="split deeply nested expressions")])
+
+
+def parse_lark(text: str, file: str, base_dir: Path) -> ir.Spec:
+    """The reference parse: lark's LALR parser, then ToIR over the tree."""
     try:
         tree = _parser().parse(text)
     except UnexpectedInput as err:
-        raise SpecError([syntax_diagnostic(err, file)]) from None
+        raise SpecError([syntax_diagnostic(err, file, text)]) from None
     except RecursionError:
-        raise SpecError([Diagnostic("E004", "the spec is nested too deeply to parse", ir.Span(file=file, line=1, col=1),
-                                    hint="split deeply nested expressions")]) from None
-    builder = ToIR(file, base_dir or Path(file).resolve().parent)
+        raise _too_deep(file) from None
+    builder = ToIR(file, base_dir)
     try:
         spec: ir.Spec = builder.transform(tree)
     except VisitError as err:
         if isinstance(err.orig_exc, RecursionError):
-            raise SpecError([Diagnostic("E004", "the spec is nested too deeply to parse",
-                                        ir.Span(file=file, line=1, col=1), hint="split deeply nested expressions")]) from None
+            raise _too_deep(file) from None
+        if isinstance(err.orig_exc, ValueError):  # e.g. an integer literal of more than 4300 digits
+            span = _span(getattr(err.obj, "meta", None), file)
+            raise SpecError([Diagnostic("E001", f"cannot read this literal: {err.orig_exc}", span,
+                                        hint="use a shorter number")]) from None
         raise
     except RecursionError:
-        raise SpecError([Diagnostic("E004", "the spec is nested too deeply to parse", ir.Span(file=file, line=1, col=1),
-                                    hint="split deeply nested expressions")]) from None
+        raise _too_deep(file) from None
     if builder.problems:
         raise SpecError(builder.problems)
     return spec
+
+
+MAX_NESTING = 100
+"""How deep IR nodes may nest (an expression inside an action inside a page counts 4 levels): far beyond
+what anyone writes, and within what the recursive passes downstream and Python's own compiler handle."""
+
+
+def check_nesting(spec: ir.Spec, file: str) -> ir.Spec:
+    """The spec itself, or SpecError(E004) pointing at a node nested more than MAX_NESTING levels deep."""
+    stack: list[tuple[ir.Node, int]] = [(spec, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > MAX_NESTING:
+            span = node.span if node.span.line else ir.Span(file=file, line=1, col=1)
+            raise SpecError([Diagnostic("E004", f"an expression or type is nested more than {MAX_NESTING} levels deep",
+                                        span, hint="split it, e.g. into several `require` lines or a view")])
+        for value in node.__dict__.values():
+            if isinstance(value, ir.Node):
+                stack.append((value, depth + 1))
+            elif isinstance(value, tuple):
+                stack.extend((v, depth + 1) for v in value if isinstance(v, ir.Node))
+    return spec
+
+
+MAX_BRACKETS = 1000
+_OPEN, _CLOSE = frozenset("([{"), frozenset(")]}")
+_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|#[^\n]*|[(\[{]|[)\]}]')
+
+
+def _refuse_deep_brackets(text: str, file: str) -> None:
+    """SpecError(E004) at brackets nested more than MAX_BRACKETS deep, before lark spends minutes on megabytes of them."""
+    depth = 0
+    for m in _BRACKETS.finditer(text):
+        c = m.group()
+        if c in _OPEN:
+            depth += 1
+            if depth > MAX_BRACKETS:
+                line = text.count("\n", 0, m.start()) + 1
+                col = m.start() - text.rfind("\n", 0, m.start())
+                span = ir.Span(file=file, line=line, col=col, end_line=line, end_col=col + 1)
+                raise SpecError([Diagnostic("E004", f"brackets are nested more than {MAX_BRACKETS} levels deep", span,
+                                            hint="split the expression")])
+        elif c in _CLOSE:
+            depth = max(0, depth - 1)
+
+
+def parse(text: str, file: str = "<spec>", base_dir: Path | None = None) -> ir.Spec:
+    """Parse .fsm text into IR; raises SpecError with diagnostics on syntax or load problems.
+
+    The recursive-descent fast path (fsmc.frontend.descent) builds the same IR several times faster;
+    whatever it does not handle, syntax errors included, goes to lark.
+    """
+    from fsmc.frontend.descent import Bail, parse_fast
+
+    base = base_dir or Path(file).resolve().parent
+    builder = ToIR(file, base)
+    try:
+        spec = parse_fast(text, builder)
+    except (Bail, ValueError):
+        _refuse_deep_brackets(text, file)
+        spec = parse_lark(text, file, base)
+    else:
+        if builder.problems:
+            raise SpecError(builder.problems)
+    return check_nesting(spec, file)

@@ -5,10 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 from pathlib import Path
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic
+from fsmc.frontend.files import read_limited
 
 MAX_ROWS = 100_000
 
@@ -23,7 +25,10 @@ def _coerce(value: object, coltype: str) -> ir.Value:
     if coltype == "num":
         if isinstance(value, bool):
             raise ValueError(f"expected a number, got {value!r}")
-        return float(value)  # type: ignore[arg-type]
+        number = float(value)  # type: ignore[arg-type]
+        if not math.isfinite(number):
+            raise ValueError(f"expected a finite number, got {value!r}")
+        return number
     if coltype == "bool":
         if isinstance(value, str):
             if value.lower() not in ("true", "false", "1", "0"):
@@ -36,7 +41,7 @@ def _coerce(value: object, coltype: str) -> ir.Value:
 
 
 def _records(path: Path) -> list[dict[str, object]]:
-    text = path.read_text(encoding="utf-8")
+    text = read_limited(path).decode("utf-8")
     if path.suffix.lower() == ".csv":
         return list(csv.DictReader(io.StringIO(text)))
     data = json.loads(text)
@@ -55,8 +60,11 @@ def load_table_rows(
         records = _records(path)
     except FileNotFoundError:
         return (), [Diagnostic("E003", f"table file '{path.name}' not found", span, hint=f"looked for {path}")]
-    except (OSError, UnicodeDecodeError, ValueError, csv.Error) as err:
-        return (), [Diagnostic("E003", f"cannot read table file '{path.name}': {err}", span)]
+    except OSError as err:
+        return (), [Diagnostic("E003", f"cannot read table file '{path.name}': {err.strerror or err}", span)]
+    except (ValueError, csv.Error, RecursionError) as err:  # FileRefused, UnicodeDecodeError and JSONDecodeError are ValueErrors
+        reason = "nested too deeply" if isinstance(err, RecursionError) else err
+        return (), [Diagnostic("E003", f"cannot read table file '{path.name}': {reason}", span)]
     if len(records) > MAX_ROWS:
         return (), [Diagnostic("E003", f"table file '{path.name}' has {len(records)} rows; at most {MAX_ROWS}", span)]
     rows: list[tuple[ir.Value, ...]] = []
@@ -68,7 +76,7 @@ def load_table_rows(
                 if col.name not in rec:
                     raise ValueError("missing")
                 row.append(_coerce(rec[col.name], col.type))
-            except (TypeError, ValueError) as err:
+            except (TypeError, ValueError, OverflowError) as err:
                 problems.append(Diagnostic("E003", f"{path.name}: row {i}, column '{col.name}': {err}", span))
                 row.append(None)
         rows.append(tuple(row))

@@ -23,6 +23,7 @@ but no `by`, objects and nested paths, fractional numbers, and integers that no 
 
 from __future__ import annotations
 
+import bisect
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,12 +31,15 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
+from fsmc.frontend.files import read_limited
+from fsmc.frontend.keywords import RESERVED
 
 __all__ = ["import_fsm_json"]
 
 JSON = Any
 _CMP = {"eq": "==", "neq": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
-_RESERVED = {"and", "or", "not", "in", "contains", "true", "false", "none"}
+# Every word the grammar may read as a keyword where an imported name is used (fsmc.frontend.keywords).
+_RESERVED = frozenset().union(*RESERVED.values())
 
 
 def fsmc_name(raw: JSON) -> str:
@@ -59,13 +63,14 @@ def _ordered_add(values: list[JSON], v: JSON) -> None:
 def _id_lines(file: str) -> dict[str, tuple[int, int]]:
     """The line of each `"id": "..."` in the file, when it can be read, so diagnostics point near the problem."""
     try:
-        text = Path(file).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_limited(Path(file)).decode("utf-8")
+    except (OSError, ValueError):  # FileRefused and UnicodeDecodeError are ValueErrors
         return {}
+    newlines = [m.start() for m in re.finditer("\n", text)]
     lines: dict[str, tuple[int, int]] = {}
     for m in re.finditer(r'"id"\s*:\s*"((?:[^"\\]|\\.)*)"', text):
-        col = m.start() - text.rfind("\n", 0, m.start())
-        lines.setdefault(m.group(1), (text.count("\n", 0, m.start()) + 1, col))
+        before = bisect.bisect_left(newlines, m.start())  # newlines before the match: counting them each time is quadratic
+        lines.setdefault(m.group(1), (before + 1, m.start() - (newlines[before - 1] if before else -1)))
     return lines
 
 

@@ -36,7 +36,7 @@ def domain_values(t: ir.Type, spec: ir.Spec) -> tuple[Any, ...]:
     if isinstance(t, ir.RefType):
         table = spec.table(t.table)
         k = [c.name for c in table.columns].index(table.key)
-        return tuple(row[k] for row in table.rows)
+        return tuple(row[k] for row in table.rows if k < len(row))  # a row too short for its key has none (E121)
     if isinstance(t, ir.OptionalType):
         return (None, *domain_values(t.inner, spec))
     raise ValueError(f"a {t.kind} type has no enumerable domain")

@@ -1,20 +1,29 @@
 """Benchmark: fsmc's enumerator (python and native engines) against SPIN on one scalable shop model.
 
     python bench/enumerate.py --n 12            # about 1 M states
-    python bench/enumerate.py --n 6 --engines python,native,spin
+    python bench/enumerate.py --n 6 --engines native,spin
 
 The synthetic shop has N products (cart of up to 3 lines, quantities 1..3), a results page with a
 brand filter, sorting and pagination, a cart page and a checkout form. All engines explore the same
-model in the same run; the state counts must agree. Prints distinct states per second and bytes
-per state (native: its arrays; python: tracemalloc peak / states; SPIN: its own memory report)
-and the ratios to SPIN, then a Markdown table to paste into the README.
+model in the same run and their state counts must agree:
+
+- `native`, `python`: fsmc's BFS (`fsmc enumerate --engine native|python`), the search alone;
+- `enumerate`: the whole `fsmc enumerate --engine native` in process, without a depth cap: search,
+  goal scan and trajectories written (shown for honesty; SPIN's figure is a search alone);
+- `spin`: `spin -a model.pml`, `gcc -O2 -DBFS -DSAFETY -DNOREDUCE -o pan pan.c`, `./pan -m100000000 -wN`
+  with N the hash-table size that fits the state count, timed by pan's own "elapsed time".
+
+Bytes per state: native, its arrays (states, parents, moves, hash table); python, the tracemalloc
+peak (only with --python-memory, slow); SPIN, its "total actual memory usage". Prints a Markdown
+table for the README (states, seconds, states/s, bytes/state, ratios to SPIN) and whether the
+targets hold: at least half of SPIN's states per second, fewer bytes per state than SPIN.
+Progress goes to stderr: a rich display on a terminal, a line every few seconds otherwise.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
-import os
 import re
 import shutil
 import subprocess
@@ -25,6 +34,9 @@ import tracemalloc
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+from fsmc.enumerate.progress import progress_display
+from fsmc.semantics import Machine
 
 BRANDS = ("acme", "bolt", "core")
 
@@ -128,32 +140,24 @@ class Result:
         return self.states / self.seconds if self.seconds > 0 else float("inf")
 
 
-def progress(label: str) -> Callable[[int, int, int], None]:
-    start = time.perf_counter()
-
-    def report(expanded: int, discovered: int, depth: int) -> None:
-        dt = time.perf_counter() - start
-        print(f"\r  {label}: {discovered:,} states, depth {depth}, {discovered / max(dt, 1e-9):,.0f} states/s",
-              end="", file=sys.stderr, flush=True)
-
-    return report
+Show = Callable[[str, int, int, int], None]
 
 
-def run_python(machine: object, max_states: int, memory: bool) -> Result:
+def run_python(machine: Machine, max_states: int, memory: bool, show: Show) -> Result:
     from fsmc.analysis.statespace import explore
 
     gc.collect()
+    show("python", 0, 0, 0)
     t = time.perf_counter()
-    space = explore(machine, max_states=max_states, on_progress=progress("python"))  # type: ignore[arg-type]
+    space = explore(machine, max_states=max_states, on_progress=lambda e, n, d: show("python", e, n, d))
     seconds = time.perf_counter() - t
-    print(file=sys.stderr)
     n = len(space)
     del space
     per_state = None
     if memory:  # a second run under tracemalloc, which slows Python down a lot
         gc.collect()
         tracemalloc.start()
-        space = explore(machine, max_states=max_states)  # type: ignore[arg-type]
+        space = explore(machine, max_states=max_states)
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         per_state = peak / max(1, len(space))
@@ -161,46 +165,81 @@ def run_python(machine: object, max_states: int, memory: bool) -> Result:
     return Result("fsmc python", n, seconds, per_state)
 
 
-def run_native(machine: object, max_states: int) -> Result:
+def run_native(machine: Machine, max_states: int, show: Show) -> Result:
     from fsmc.backends.native import NativeExplorer
 
     t = time.perf_counter()
-    explorer = NativeExplorer(machine)  # type: ignore[arg-type]
+    explorer = NativeExplorer(machine)
     build = time.perf_counter() - t
+    show("native", 0, 0, 0)
     t = time.perf_counter()
-    space = explorer.explore(max_states, on_progress=progress("native"))
+    space = explorer.explore(max_states, on_progress=lambda e, n, d: show("native", e, n, d))
     seconds = time.perf_counter() - t
-    print(file=sys.stderr)
     return Result("fsmc native", len(space), seconds, space.bytes_used / max(1, len(space)),
-                  f"lower+gcc {build:.1f}s (cached after the first run)")
+                  f"lower+gcc {build:.1f}s before the search (cached after the first run)")
 
 
-def run_spin(machine: object, expected: int | None, workdir: Path) -> Result:
+def run_enumerate(machine: Machine, max_states: int, workdir: Path, show: Show) -> Result:
+    """The whole `fsmc enumerate --engine native` (no depth cap): search, goal scan, files written."""
+    from fsmc.enumerate import Options, enumerate_spec
+
+    starts: dict[str, float] = {}
+
+    def phase(name: str, done: int, total: int, depth: int) -> None:
+        starts.setdefault(name, time.perf_counter())
+        show(name, done, total, depth)
+
+    opts = Options(engine="native", max_depth=None, max_states=max_states)
+    t = time.perf_counter()
+    summary = enumerate_spec(machine.spec, workdir / "out", opts, machine=machine, on_phase=phase)
+    seconds = time.perf_counter() - t
+    # every phase reports its start; it lasts until the next one starts
+    bounds = [*starts.values(), t + seconds]
+    spent = ", ".join(f"{name} {bounds[k + 1] - bounds[k]:.1f}s" for k, name in enumerate(starts))
+    trajectories = sum(summary.trajectories.values())
+    return Result("fsmc enumerate (native, end to end)", summary.states, seconds, None,
+                  f"{spent}; {trajectories:,} trajectories for {sum(summary.goals.values()):,} goals")
+
+
+SPIN_CC = ("gcc", "-O2", "-DBFS", "-DSAFETY", "-DNOREDUCE")  # exactly as the issue asks; no -DMEMLIM: no limit
+SPIN_PROGRESS = re.compile(r"Depth=\s*(\d+)\s+States=\s*([\d.e+]+)")
+
+
+def run_spin(machine: Machine, expected: int | None, workdir: Path, show: Show) -> Result:
     from fsmc.backends.promela import to_promela
 
-    (workdir / "model.pml").write_text(to_promela(machine))  # type: ignore[arg-type]
+    (workdir / "model.pml").write_text(to_promela(machine))
     # one hash slot per state when the count is known (from the native run), else SPIN's default
     hash_bits = max(18, min(34, expected.bit_length())) if expected else 24
-    memlim = int(os.environ.get("SPIN_MEMLIM_MB", "16000"))
-    steps = [["spin", "-a", "model.pml"],
-             ["gcc", "-O2", "-DBFS", "-DSAFETY", "-DNOREDUCE", f"-DMEMLIM={memlim}", "-o", "pan", "pan.c"]]
-    for cmd in steps:
+    for cmd in (["spin", "-a", "model.pml"], [*SPIN_CC, "-o", "pan", "pan.c"]):
+        show("SPIN build", 0, 0, 0)
         subprocess.run(cmd, cwd=workdir, check=True, capture_output=True)
+    show("SPIN", 0, 0, 0)
     t = time.perf_counter()
-    out = subprocess.run(["./pan", "-m100000000", f"-w{hash_bits}"], cwd=workdir, capture_output=True, text=True)
+    lines: list[str] = []
+    with subprocess.Popen(["./pan", "-m100000000", f"-w{hash_bits}"], cwd=workdir, stdout=subprocess.PIPE,
+                          stderr=subprocess.STDOUT, text=True) as pan:
+        assert pan.stdout is not None
+        for line in pan.stdout:  # pan prints "Depth= D States= N ..." every million states
+            lines.append(line)
+            found = SPIN_PROGRESS.search(line)
+            if found:
+                show("SPIN", 0, int(float(found.group(2))), int(found.group(1)))
     seconds = time.perf_counter() - t
-    text = out.stdout + out.stderr
+    text = "".join(lines)
     stored = re.search(r"(\d+) states, stored", text)
     elapsed = re.search(r"pan: elapsed time ([\d.e+]+) seconds", text)
     memory = re.search(r"([\d.]+)\s+total actual memory usage", text)
-    table = re.search(r"([\d.]+)\s+memory used for hash table", text)
+    hashed = re.search(r"([\d.]+)\s+memory used for hash table", text)
     if stored is None:
         raise SystemExit(f"SPIN gave no state count:\n{text[-2000:]}")
     n = int(stored.group(1))
+    depth = re.search(r"depth reached (\d+)", text)
+    show("SPIN", n, n, int(depth.group(1)) if depth else 0)
     if elapsed:
         seconds = max(float(elapsed.group(1)), 1e-6)
     per_state = float(memory.group(1)) * 2**20 / n if memory else None
-    note = f"-w{hash_bits}" + (f", hash table {table.group(1)} MB of it" if table else "")
+    note = f"{' '.join(SPIN_CC)}; ./pan -w{hash_bits}" + (f"; hash table {hashed.group(1)} MB of it" if hashed else "")
     return Result("SPIN", n, seconds, per_state, note)
 
 
@@ -216,50 +255,70 @@ def table(results: list[Result], spin: Result | None) -> str:
     return "\n".join(lines)
 
 
+def verdict(r: Result, spin: Result) -> str:
+    """Whether an engine meets the targets: at least half of SPIN's states/s, fewer bytes per state."""
+    speed = r.rate / spin.rate
+    parts = [f"{speed:.2f}× SPIN's states/s (target ≥ 0.5×: {'met' if speed >= 0.5 else 'NOT MET'})"]
+    if r.bytes_per_state and spin.bytes_per_state:
+        mem = r.bytes_per_state / spin.bytes_per_state
+        parts.append(f"{mem:.2f}× its bytes/state (target < 1×: {'met' if mem < 1 else 'NOT MET'})")
+    return f"- target, {r.engine}: " + "; ".join(parts)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=12, help="number of products (states grow about like n**3)")
-    ap.add_argument("--engines", default="python,native,spin", help="comma-separated: python, native, spin")
+    ap.add_argument("--engines", default="native,spin,python,enumerate",
+                    help="comma-separated: native, spin, python, enumerate (default: all)")
     ap.add_argument("--max-states", type=int, default=200_000_000)
     ap.add_argument("--python-memory", action="store_true", help="also measure python's bytes/state (slow)")
-    ap.add_argument("--keep", type=Path, help="keep the spec, Promela model and pan here")
+    ap.add_argument("--keep", type=Path, help="keep the spec, Promela model, pan and the enumerate output here")
     args = ap.parse_args(argv)
-    if args.n < 2:
-        ap.error("--n must be at least 2")
+    if args.n < 5:
+        ap.error("--n must be at least 5 (with fewer products the results fit on one page and `fsmc check` "
+                 "rejects the paging actions as dead)")
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
+    unknown = set(engines) - {"native", "spin", "python", "enumerate"}
+    if unknown:
+        ap.error(f"unknown engines: {', '.join(sorted(unknown))}")
     if "spin" in engines and not shutil.which("spin"):
         raise SystemExit("spin is not installed (apt-get install spin), or leave it out with --engines")
 
     from fsmc import Compilation
 
-    text = shop_spec(args.n)
     work = args.keep or Path(tempfile.mkdtemp(prefix="fsmc-bench-"))
     work.mkdir(parents=True, exist_ok=True)
-    (work / "bench.fsm").write_text(text)
+    (work / "bench.fsm").write_text(shop_spec(args.n))
     machine = Compilation(work / "bench.fsm").machine
     print(f"model: n = {args.n}, {len(machine.all_moves)} moves, files in {work}", file=sys.stderr)
     results: list[Result] = []
     spin = None
-    if "native" in engines:
-        results.append(run_native(machine, args.max_states))
-    if "spin" in engines:
-        spin = run_spin(machine, results[0].states if results else None, work)
-        print(f"  SPIN: {spin.states:,} states in {spin.seconds:.2f}s", file=sys.stderr)
-    if "python" in engines:
-        results.append(run_python(machine, args.max_states, args.python_memory))
+    with progress_display("bench", transient=False, every=5.0) as show:
+        if "native" in engines:
+            results.append(run_native(machine, args.max_states, show))
+        if "spin" in engines:
+            spin = run_spin(machine, results[0].states if results else None, work, show)
+        if "python" in engines:
+            results.append(run_python(machine, args.max_states, args.python_memory, show))
+        if "enumerate" in engines:
+            results.append(run_enumerate(machine, args.max_states, work, show))
     if spin:
         results.append(spin)
-    counts = {r.engine: r.states for r in results}
     print(table(results, spin))
     for r in results:
         if r.note:
             print(f"- {r.engine}: {r.note}")
+    if spin:
+        for r in results:
+            if r is not spin and r.engine != "fsmc enumerate (native, end to end)":
+                print(verdict(r, spin))
+    if not args.keep:
+        shutil.rmtree(work, ignore_errors=True)
+    counts = {r.engine: r.states for r in results}
     if len(set(counts.values())) > 1:
         print(f"STATE COUNTS DISAGREE: {counts}", file=sys.stderr)
         return 1
     print(f"state counts agree: {next(iter(counts.values())):,}")
-    if not args.keep:
-        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

@@ -2,16 +2,23 @@
 
 from __future__ import annotations
 
+import io
 import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from fsmc import load
+import fsmc.enumerate.run as run_module
+from fsmc import __version__, load, load_text
 from fsmc.cli import main
-from fsmc.enumerate import Options, accepts, answer_record, enumerate_spec, variants
-from fsmc.enumerate.output import FILES
+from fsmc.enumerate import Options, accepts, answer_record, enumerate_spec, spec_digest, variants
+from fsmc.enumerate.output import FILES, file_digest
+from fsmc.enumerate.progress import PlainProgress
 
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "tests" / "fixtures" / "mini.fsm"
@@ -33,6 +40,16 @@ def test_same_inputs_give_the_same_bytes(mini_out: Path, tmp_path: Path) -> None
     assert main(["enumerate", str(MINI), "-o", str(again), "--negatives", "--seed", "7"]) == 0
     for name in FILES:
         assert (again / name).read_bytes() == (mini_out / name).read_bytes(), name
+
+
+def test_same_bytes_in_fresh_processes_whatever_the_hash_seed(tmp_path: Path) -> None:
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        cmd = [sys.executable, "-m", "fsmc", "enumerate", str(MINI), "-o", str(tmp_path / seed), "--max-depth", "7",
+               "--negatives", "--seed", "5"]
+        subprocess.run(cmd, env=env, check=True, capture_output=True)
+    for name in FILES:
+        assert (tmp_path / "1" / name).read_bytes() == (tmp_path / "2" / name).read_bytes(), name
 
 
 def test_output_files_have_their_shapes(mini_out: Path) -> None:
@@ -115,12 +132,115 @@ def test_cli_refuses_bad_specs_and_folders(tmp_path: Path, capsys: pytest.Captur
     (foreign / "keep.txt").write_text("x")
     assert main(["enumerate", str(MINI), "-o", str(foreign)]) == 1
     assert (foreign / "keep.txt").exists()
-    assert main(["enumerate", str(MINI), "-o", str(tmp_path / "x"), "--engine", "native", "--per-page-cap", "3"]) == 1
 
 
-def test_native_engine_gives_the_same_trajectories(mini_out: Path, tmp_path: Path) -> None:
+@pytest.fixture
+def native_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FSMC_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "native-cache"))
 
-    out = tmp_path / "native"
-    enumerate_spec(load(MINI), out, Options(negatives=True, per_goal=2, seed=7, engine="native"), spec_path=str(MINI))
+
+@pytest.mark.usefixtures("native_cache")
+def test_native_engine_gives_the_same_bytes(mini_out: Path, tmp_path: Path) -> None:
+    opts = Options(negatives=True, per_goal=2, seed=7, engine="native")
+    for run in ("native", "again"):
+        enumerate_spec(load(MINI), tmp_path / run, opts, spec_path=str(MINI))
+    for name in FILES:  # twice with the same seed: the same bytes, the manifest included
+        assert (tmp_path / "native" / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
+    for name in ("bfs.json", "trajectories.jsonl", "tasks.jsonl"):  # and what the python engine writes
+        assert (tmp_path / "native" / name).read_bytes() == (mini_out / name).read_bytes(), name
+
+
+@pytest.mark.usefixtures("native_cache")
+def test_per_page_cap_with_either_engine(tmp_path: Path) -> None:
+    for engine in ("python", "native"):
+        args = ["enumerate", str(MINI), "-o", str(tmp_path / engine), "--engine", engine, "--per-page-cap", "40"]
+        assert main(args) == 0
+    manifest = json.loads((tmp_path / "native" / "manifest.json").read_text())
+    assert max(manifest["counts"]["states_per_page"].values()) <= 40 and not manifest["counts"]["complete"]
     for name in ("bfs.json", "trajectories.jsonl", "tasks.jsonl"):
-        assert (out / name).read_bytes() == (mini_out / name).read_bytes(), name
+        assert (tmp_path / "native" / name).read_bytes() == (tmp_path / "python" / name).read_bytes(), name
+
+
+def test_the_seed_decides_the_choices(mini_out: Path, tmp_path: Path) -> None:
+    enumerate_spec(load(MINI), tmp_path / "o", Options(negatives=True, per_goal=2, seed=8), spec_path=str(MINI))
+    seven, eight = _jsonl(mini_out / "trajectories.jsonl"), _jsonl(tmp_path / "o" / "trajectories.jsonl")
+    shortest = [t for t in seven if t["label"] == "shortest"]
+    assert shortest == [t for t in eight if t["label"] == "shortest"]  # no choice in a shortest trajectory
+    drawn = {t["id"]: t["moves"] for t in seven if t["label"] != "shortest"}
+    redrawn = {t["id"]: t["moves"] for t in eight if t["label"] != "shortest"}
+    assert drawn.keys() == redrawn.keys() and drawn != redrawn  # alternatives and negatives are drawn
+
+
+def test_alternatives_end_in_other_states(mini_out: Path) -> None:
+    ends: dict[str, list[Any]] = {}
+    for t in _jsonl(mini_out / "trajectories.jsonl"):
+        if t["kind"] == "positive":
+            ends.setdefault(t["task_id"], []).append(t["moves"][-1]["state"] if t["moves"] else t["initial"])
+    assert any(len(e) == 3 for e in ends.values())
+    for e in ends.values():
+        assert len(e) <= 3 and all(e[i] != e[j] for i in range(len(e)) for j in range(i))
+
+
+def test_manifest_records_spec_options_counts_and_files(mini_out: Path) -> None:
+    manifest = json.loads((mini_out / "manifest.json").read_text())
+    assert manifest["fsmc_version"] == __version__
+    assert manifest["spec"] == {"path": str(MINI), "site": "mini", "sha256": spec_digest(MINI, load(MINI))}
+    assert manifest["options"] == Options(negatives=True, per_goal=2, seed=7).to_json()
+    counts = manifest["counts"]
+    assert sum(counts["states_per_depth"]) == sum(counts["states_per_page"].values()) == counts["states"]
+    assert sum(counts["trajectories_by_label"].values()) == counts["trajectories"]
+    assert manifest["files"] == {n: file_digest(mini_out / n) for n in ("bfs.json", "trajectories.jsonl", "tasks.jsonl")}
+
+
+def test_an_interrupted_run_leaves_the_previous_output(mini_out: Path, tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    out = tmp_path / "out"
+    shutil.copytree(mini_out, out)
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    stale = tmp_path / ".out.tmp-999999999"  # what a killed run left (no such process)
+    stale.mkdir()
+    (stale / "trajectories.jsonl").write_text("{half a line")
+    written: list[str] = []
+    goal = run_module._Writer.goal
+
+    def interrupted(self: Any, hits: Any) -> None:
+        if len(written) == 5:
+            raise KeyboardInterrupt
+        written.append(hits.goal.id)
+        goal(self, hits)
+
+    monkeypatch.setattr(run_module._Writer, "goal", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        enumerate_spec(load(MINI), out, Options(seed=3), spec_path=str(MINI))
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # neither the stale folder nor ours is left
+    monkeypatch.undo()
+    enumerate_spec(load(MINI), tmp_path / "fresh", Options(max_depth=2))
+    assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == sorted(FILES)
+
+
+def test_value_goals_for_scalar_variables_a_task_reads(tmp_path: Path) -> None:
+    text = MINI.read_text() + 'task join_club {\n  goal member\n  instruction "Join the club"\n}\n'
+    enumerate_spec(load_text(text, "club.fsm"), tmp_path / "o", Options(max_depth=6))
+    tasks = {t["id"]: t for t in _jsonl(tmp_path / "o" / "tasks.jsonl")}
+    value = [t for t in tasks.values() if t["kind"] == "value"]
+    assert [t["id"] for t in value] == ["value/member/true"]  # false is where the site starts: no goal
+    assert value[0]["instruction"] == "Set member to yes." and value[0]["shortest"] == 1
+    assert value[0]["goal"]["match"] == {"page": None, "vars": {"member": True}}
+
+
+def test_progress_is_sparse_lines_off_a_terminal(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    now = [0.0]
+    stream = io.StringIO()
+    show = PlainProgress("fsmc enumerate", stream=stream, every=10.0, clock=lambda: now[0])
+    for k in range(1, 100):  # 99 reports over 49 seconds: a line every 10 s, then a last one
+        now[0] = k / 2
+        show("explore", k * 1000, k * 3000, k // 10)
+    show("scan", 1, 10, 0)  # a short phase prints nothing
+    show.close()
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 5 and "\r" not in stream.getvalue()
+    assert lines[0] == "fsmc enumerate: explore: 63,000 states, depth 2, 6,300 states/s"
+    assert lines[-1].startswith("fsmc enumerate: explore: done: 297,000 states, depth 9")
+    assert main(["enumerate", str(MINI), "-o", str(tmp_path / "o"), "--max-depth", "3"]) == 0
+    assert "\r" not in capsys.readouterr().err

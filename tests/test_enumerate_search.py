@@ -1,16 +1,25 @@
-"""BFS optimality and completeness of the explorer and the goal scan, against a brute-force search written here."""
+"""BFS optimality and completeness of both engines and of the goal scan, against a brute-force search written here.
+
+The brute force below uses only the machine's public moves/is_enabled/step, level by level, with
+its own visited dict: it shares no code with `fsmc.analysis.explore`, the native engine or the
+scanner. The specs are Hypothesis-drawn random specs (fsmc.testing.specs).
+"""
 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fsmc import Machine
 from fsmc.analysis import explore
+from fsmc.backends.native import explore_native
 from fsmc.enumerate import Options, Scanner
+from fsmc.enumerate.goals import MAX_PER_FAMILY
 from fsmc.semantics import State
 from fsmc.testing import specs
 
@@ -57,6 +66,25 @@ def test_explore_finds_every_state_at_its_distance(spec: Any) -> None:
     _consistent(machine, sp)
 
 
+@pytest.fixture(scope="module")
+def native_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("native-cache")
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(specs(max_states=400), st.integers(0, 6))
+def test_native_engine_finds_every_state_at_its_distance(native_cache: Path, spec: Any, cap: int) -> None:
+    machine = Machine(spec)
+    dist = brute_force(machine)
+    sp = explore_native(machine, cache=native_cache)
+    assert sp.complete
+    assert {sp.state(i): sp.depth[i] for i in range(len(sp))} == dist
+    _consistent(machine, sp)
+    capped = explore_native(machine, max_depth=cap, cache=native_cache)
+    assert {capped.state(i) for i in range(len(capped))} == {s for s, d in dist.items() if d <= cap}
+    assert capped.complete == (max(dist.values()) <= cap)
+
+
 @SETTINGS
 @given(specs(max_states=400), st.integers(0, 6))
 def test_depth_cap_keeps_exactly_the_near_states(spec: Any, cap: int) -> None:
@@ -80,6 +108,9 @@ def test_state_and_page_caps_are_respected(spec: Any, n: int, per_page: int) -> 
     counts = Counter(s[0] for s in paged.states)
     assert max(counts.values()) <= per_page
     _consistent(machine, paged)
+    # incomplete exactly when some page has more reachable states than the cap
+    full_counts = Counter(s[0] for s in full.states)
+    assert paged.complete == all(n <= per_page for n in full_counts.values())
 
 
 @SETTINGS
@@ -103,6 +134,18 @@ def test_every_goal_gets_a_shortest_trajectory(spec: Any, k: int, slack: int) ->
         for i in hits.others:
             assert holds(sp.state(i)) and sp.depth[i] <= hits.depth + slack
         assert len(set(hits.others) | {hits.first}) == len(hits.others) + 1
+    _every_derived_goal_found(machine, scanner, dist)
+
+
+def _every_derived_goal_found(machine: Machine, scanner: Scanner, dist: dict[State, int]) -> None:
+    """Every reachable terminal page has its goal; each family found every key the reachable states have."""
+    terminals = {machine.page_of(s) for s in dist} & set(machine.spec.site.terminals)
+    found = {h.goal.page for h in scanner.results() if h.goal.kind == "terminal" and h.first >= 0}
+    assert found == terminals
+    for fam in scanner.families:
+        keys = {k for k in map(fam.key, dist) if k is not None}
+        assert len(fam.goals) == min(len(keys), MAX_PER_FAMILY)
+        assert set(fam.goals) <= keys
 
 
 def _goal_test(machine: Machine, g: Any) -> Any:

@@ -53,10 +53,15 @@ def test_mini_matches_python_state_by_state(mini_machine: Machine) -> None:
     assert nat.index_of((0, (("zz", 1),), (), True)) is None  # a value outside the domain
 
 
-@pytest.mark.parametrize("max_states,max_depth", [(1000, None), (50_000, 4), (1, None), (10, 0)])
-def test_caps_match_python(mini_machine: Machine, max_states: int, max_depth: int | None) -> None:
-    py = explore(mini_machine, max_states=max_states, max_depth=max_depth)
-    nat = explore_native(mini_machine, max_states=max_states, max_depth=max_depth)
+@pytest.mark.parametrize("max_states,max_depth,per_page", [
+    (1000, None, None), (50_000, 4, None), (1, None, None), (10, 0, None),
+    (50_000, 22, None),  # exactly the deepest level: complete, though moves are enabled there
+    (50_000, 21, None), (50_000, None, 0), (50_000, None, 1), (50_000, None, 40), (300, 6, 90),
+])
+def test_caps_match_python(mini_machine: Machine, max_states: int, max_depth: int | None,
+                           per_page: int | None) -> None:
+    py = explore(mini_machine, max_states=max_states, max_depth=max_depth, max_per_page=per_page)
+    nat = explore_native(mini_machine, max_states=max_states, max_depth=max_depth, max_per_page=per_page)
     assert_same(py, nat)
 
 
@@ -122,6 +127,10 @@ def test_random_specs_match_python(seed: int) -> None:
     nat = explore_native(machine, max_states=20_000)
     assert_same(py, nat)
     assert_paths_replay(machine, nat, 10)
+    depth = max(py.depth)
+    for cap in (depth, max(0, depth - 1)):
+        assert_same(explore(machine, max_depth=cap), explore_native(machine, max_depth=cap))
+    assert_same(explore(machine, max_per_page=7), explore_native(machine, max_per_page=7))
 
 
 def load_bench() -> ModuleType:

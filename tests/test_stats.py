@@ -1,4 +1,4 @@
-"""`fsmc stats` prints its tables and draws a PNG."""
+"""`fsmc stats` prints its tables (goals per type and page, lengths, states per depth) and draws a PNG."""
 
 from __future__ import annotations
 
@@ -25,5 +25,14 @@ def test_stats_counts_and_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["stats", str(out), "-o", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     printed = capsys.readouterr().out
-    assert "goals per type" in printed and "states per depth" in printed
+    for title in ("goals per type", "per page", "goals on it", "trajectory lengths", "positive trajectories", "states per depth"):
+        assert title in printed
+    assert main(["stats", str(out)]) == 0  # by default the PNG goes into OUT
+    assert (out / "stats.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    (out / "stats.png").unlink()
+    assert main(["stats", str(out), "--no-png"]) == 0 and not (out / "stats.png").exists()
     assert main(["stats", str(tmp_path / "missing")]) == 2
+    with open(out / "trajectories.jsonl", "a", encoding="utf-8") as f:
+        f.write("{not json\n")
+    assert main(["stats", str(out), "--no-png"]) == 2
+    assert f"trajectories.jsonl:{sum(summary.trajectories.values()) + 1}: not JSON" in capsys.readouterr().err

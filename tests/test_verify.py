@@ -95,6 +95,18 @@ def _enable_negative(t: dict[str, Any]) -> None:
     t["moves"][-1]["enabled"] = True
 
 
+def _join_twice(t: dict[str, Any]) -> None:
+    t["moves"].insert(1, dict(t["moves"][0]))
+    t["length"] += 1
+
+
+def _label(kind: str, label: str) -> Edit:
+    def edit(t: dict[str, Any]) -> None:
+        t["kind"], t["label"] = kind, label
+
+    return edit
+
+
 @pytest.mark.parametrize(("pick", "edit", "words"), [
     (_long, _flip_state, "state differs"),
     (_long, _drop_step, "step 2"),
@@ -103,6 +115,13 @@ def _enable_negative(t: dict[str, Any]) -> None:
     (_long, _truncate_positive, "goal does not hold"),
     (lambda t: t["answer"] is not None, _answer, "answer"),
     (lambda t: t["label"] == "disabled_move", _enable_negative, "enabled"),
+    (lambda t: t["moves"] and t["moves"][0]["action"] == "join", _join_twice, "preconditions of Move(home.join()) do not hold"),
+    # negatives that are not what their label says
+    (lambda t: t["label"] == "disabled_move", _label("negative", "truncated"), "do not hold"),
+    (lambda t: t["label"] == "truncated", _label("negative", "disabled_move"), "must end with a disabled move"),
+    (lambda t: t["label"] == "truncated", _label("positive", "shortest"), "goal does not hold"),
+    (lambda t: t["label"] == "shortest" and t["length"] > 0, _label("negative", "truncated"), "goal holds at the end"),
+    (lambda t: t["label"] == "truncated", _label("negative", "alternative"), "not a valid combination"),
 ])
 def test_corruption_is_reported_with_its_line(pristine: Path, tmp_path: Path, pick: Callable[[dict[str, Any]], bool],
                                               edit: Edit, words: str, capsys: pytest.CaptureFixture[str]) -> None:
@@ -118,15 +137,61 @@ def test_corruption_is_reported_with_its_line(pristine: Path, tmp_path: Path, pi
     assert f"trajectories.jsonl:{line}:" in capsys.readouterr().err
 
 
-def test_garbage_line_is_reported(pristine: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("garbage", [b"{not json\n", b"\xff\xfe\n", b"[1, 2]\n"])
+def test_garbage_line_is_reported_with_its_line(pristine: Path, tmp_path: Path, garbage: bytes,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
     out = _copy(pristine, tmp_path)
-    with open(out / "trajectories.jsonl", "a", encoding="utf-8") as f:
-        f.write("{not json\n")
+    path = out / "trajectories.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    path.write_bytes(b"".join([*lines[:9], garbage, *lines[9:]]))
     report = verify_output(out)
-    assert any("not valid JSON" in m.message for m in report.mismatches)
+    (bad,) = [m for m in report.mismatches if m.line]
+    assert bad.line == 10 and ("not valid JSON" in bad.message or "not a trajectory record" in bad.message)
+    assert main(["verify", str(out)]) == 1
+    assert "trajectories.jsonl:10: " in capsys.readouterr().err
 
 
-def test_tampered_spec_is_refused(pristine: Path, tmp_path: Path) -> None:
+def _rewrite(out: Path, edit: Callable[[list[dict[str, Any]]], int]) -> int:
+    path = out / "trajectories.jsonl"
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    line = edit(records)
+    path.write_text("".join(json.dumps(t) + "\n" for t in records), encoding="utf-8")
+    return line
+
+
+def _first(records: list[dict[str, Any]], label: str) -> int:
+    return next(n for n, t in enumerate(records) if t["label"] == label)
+
+
+def test_alternatives_are_checked_across_lines(pristine: Path, tmp_path: Path) -> None:
+    out = _copy(pristine, tmp_path)
+
+    def same_end(records: list[dict[str, Any]]) -> int:
+        n = _first(records, "alternative")
+        shortest = next(t for t in records if t["task_id"] == records[n]["task_id"] and t["label"] == "shortest")
+        records[n]["moves"], records[n]["length"] = shortest["moves"], shortest["length"]
+        return n + 1
+
+    line = _rewrite(out, same_end)
+    messages = [m.message for m in verify_output(out).mismatches if m.line == line]
+    assert any("ends in the same state as the trajectory on line" in m for m in messages), messages
+    out = _copy(pristine, tmp_path / "2")
+
+    def second_shortest(records: list[dict[str, Any]]) -> int:
+        n = _first(records, "alternative")
+        records[n]["label"] = "shortest"
+        return n + 1
+
+    line = _rewrite(out, second_shortest)
+    assert any("a second shortest" in m.message for m in verify_output(out).mismatches if m.line == line)
+    manifest = json.loads((out / "manifest.json").read_text())
+    manifest["options"]["per_goal"], manifest["options"]["slack"] = 0, 0
+    (out / "manifest.json").write_text(json.dumps(manifest))
+    messages = [m.message for m in verify_output(out).mismatches]
+    assert any("more than the manifest's per_goal 0" in m for m in messages)
+
+
+def test_tampered_spec_is_refused(pristine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     spec = json.loads((pristine / "manifest.json").read_text())["spec"]["path"]
     changed = tmp_path / "mini.fsm"
     changed.write_text(Path(spec).read_text().replace('"Alpha lamp", "acme", 19.5', '"Alpha lamp", "acme", 18.5'))
@@ -137,8 +202,10 @@ def test_tampered_spec_is_refused(pristine: Path, tmp_path: Path) -> None:
     manifest["spec"]["sha256"] = "0" * 64
     out = _copy(pristine, tmp_path)
     (out / "manifest.json").write_text(json.dumps(manifest))
-    with pytest.raises(VerifyError):
+    with pytest.raises(VerifyError, match="not the spec"):
         verify_output(out)
+    assert main(["verify", str(out)]) == 1
+    assert "sha256" in capsys.readouterr().err
 
 
 def test_unreadable_output(tmp_path: Path) -> None:

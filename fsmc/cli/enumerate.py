@@ -7,13 +7,11 @@ import sys
 import time
 from collections.abc import Callable
 
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
-
-from fsmc.checks import check
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, load_or_report, print_diagnostics
-from fsmc.diagnostics import has_errors
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, load_or_report, print_diagnostics
+from fsmc.compilation import Compilation
 from fsmc.enumerate import ENGINES, EngineError, Options, OutputError, Summary, enumerate_spec
+from fsmc.enumerate.progress import progress_display
+from fsmc.enumerate.run import reusable_space
 from fsmc.semantics import CompileError
 
 NAME = "enumerate"
@@ -24,9 +22,13 @@ DESCRIPTION = HELP + """
 
 Goals come from the spec's tasks (one per parameter tuple) and, unless --no-derived, from the state
 space: each terminal page; each one-element value of a set or map variable a task goal reads (e.g.
-"the cart holds exactly 2 x Ridgeline shell"); each filter/sort combination of a page's views.
+"the cart holds exactly 2 x Ridgeline shell"); each filter/sort combination of a page's views;
+each value of any other variable a task goal reads (e.g. "gift wrapping on"), but its starting one.
 Each goal gets its shortest trajectory and up to --per-goal others ending in other states, at most
---slack moves longer, drawn with --seed. The same spec, options and seed give byte-identical files.
+--slack moves longer, drawn with --seed. The same spec, options and seed give byte-identical files,
+with either engine. OUT is written into a hidden sibling folder and moved into place at the end, so
+an interrupted run leaves the previous OUT as it was. Progress goes to stderr: a live display on a
+terminal, a plain line every few seconds otherwise.
 
 Writes OUT/trajectories.jsonl (one trajectory a line: moves, the state after each, GUI operations),
 OUT/tasks.jsonl (one goal a line), OUT/bfs.json (AutoWebWorld's shape) and OUT/manifest.json (spec
@@ -60,45 +62,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--engine", choices=ENGINES, default="python", help="python (reference) or native (generated C, needs gcc; same results, faster search)")
 
 
-class _Bar:
-    """Rich progress on stderr: states, depth and states/s while exploring, then the later phases."""
-
-    def __init__(self, progress: Progress):
-        self.progress = progress
-        self.tasks: dict[str, TaskID] = {}
-        self.start = time.perf_counter()
-
-    def _begin(self, phase: str, total: int | None) -> None:
-        for task in self.tasks.values():  # the previous phases are done
-            self.progress.update(task, total=1, completed=1)
-        self.tasks[phase] = self.progress.add_task(phase, total=total, info="")
-        self.start = time.perf_counter()
-
-    def __call__(self, phase: str, done: int, total: int, depth: int) -> None:
-        if phase not in self.tasks:
-            self._begin(phase, None if phase in ("check", "explore") else total)
-        rate = total / max(1e-9, time.perf_counter() - self.start)
-        info = {"check": "checking the spec",
-                "explore": f"{total:,} states, depth {depth}, {rate:,.0f} states/s",
-                "scan": f"{done:,}/{total:,} states scanned for goals",
-                "write": f"{done:,}/{total:,} goals written"}[phase]
-        self.progress.update(self.tasks[phase], completed=done, info=info)
-
-
 def _run(args: argparse.Namespace, opts: Options, on_phase: Callable[[str, int, int, int], None] | None) -> int:
     spec = load_or_report(args.spec)
-    if spec is None:
-        return EXIT_UNREADABLE
+    if isinstance(spec, int):
+        return spec
     if on_phase is not None:
         on_phase("check", 0, 0, 0)
-    diagnostics = check(spec)
-    if has_errors(diagnostics):
-        print_diagnostics(diagnostics)
+    compilation = Compilation(spec)  # the checks' machine and explored states serve the enumeration too
+    if not compilation.ok:
+        print_diagnostics(compilation.diagnostics)
         print(f"{args.spec}: not enumerated: fix the errors above (`fsmc check` shows them too)", file=sys.stderr)
         return EXIT_ERRORS
     started = time.perf_counter()
     try:
-        summary = enumerate_spec(spec, args.out, opts, spec_path=args.spec, on_phase=on_phase)
+        machine = compilation.machine
+        space = reusable_space(compilation.state_space, machine, opts)
+        summary = enumerate_spec(spec, args.out, opts, spec_path=args.spec, machine=machine, space=space,
+                                 on_phase=on_phase)
     except (EngineError, OutputError) as err:
         print(f"{args.spec}: error: {err}", file=sys.stderr)
         return EXIT_ERRORS
@@ -127,9 +107,5 @@ def run(args: argparse.Namespace) -> int:
     opts = Options(max_depth=args.max_depth, max_states=args.max_states, per_page_cap=args.per_page_cap,
                    per_goal=args.per_goal, slack=args.slack, negatives=args.negatives, seed=args.seed,
                    derived=not args.no_derived, engine=args.engine)
-    console = Console(stderr=True)
-    if not console.is_terminal:
-        return _run(args, opts, None)
-    columns = (TextColumn("{task.description:>8}"), BarColumn(), TextColumn("{task.fields[info]}"), TimeElapsedColumn())
-    with Progress(*columns, console=console, transient=True) as progress:
-        return _run(args, opts, _Bar(progress))
+    with progress_display("fsmc enumerate") as show:
+        return _run(args, opts, show)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections import Counter
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -13,12 +14,16 @@ from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE
 from fsmc.enumerate.stats import Stats, StatsError, draw, output_stats
 
 NAME = "stats"
-HELP = "Summarise an `fsmc enumerate` output: goals per type and page, trajectory lengths, states per depth (-o: PNG)."
+HELP = ("Summarise an `fsmc enumerate` output: goals per type and page, trajectory lengths, states per depth; "
+        "printed, and drawn into OUT/stats.png.")
+PNG = "stats.png"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("out", metavar="OUT", help="an output folder of `fsmc enumerate`")
-    parser.add_argument("-o", "--png", metavar="PNG", help="also draw the figures into this PNG file")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("-o", "--png", metavar="PNG", help=f"where to draw the figures (default: OUT/{PNG})")
+    where.add_argument("--no-png", action="store_true", help="only print the tables")
 
 
 def _counter_table(title: str, head: tuple[str, ...], rows: list[tuple[object, ...]]) -> Table:
@@ -45,7 +50,7 @@ def _tables(st: Stats) -> list[Table]:
         _counter_table("per page", ("page", "states", "goals on it", "trajectories ending on it"),
                        [(p, st.states_per_page.get(p, 0), st.goals_by_page[p], st.final_page[p])
                         for p in [*st.states_per_page, *(p for p in _sorted(st.goals_by_page) if p not in st.states_per_page)]]),
-        _counter_table("positive trajectory lengths", ("moves", "trajectories"),
+        _counter_table("trajectory lengths", ("moves", "positive trajectories"),
                        [(n, st.lengths[n]) for n in sorted(st.lengths)]),
         _counter_table(f"states per depth ({st.states:,} states{'' if st.complete else ', capped'})",
                        ("depth", "states"), [(d, n) for d, n in enumerate(st.states_per_depth)]),
@@ -61,11 +66,13 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     for table in _tables(st):
         console.print(table)
-    if args.png:
-        try:
-            draw(st, args.png)
-        except OSError as err:
-            print(f"{args.png}: error: cannot write: {err.strerror or err}", file=sys.stderr)
-            return EXIT_ERRORS
-        console.print(f"drawn: {args.png}")
+    if args.no_png:
+        return EXIT_OK
+    png = args.png or str(Path(args.out) / PNG)
+    try:
+        draw(st, png)
+    except OSError as err:
+        print(f"{png}: error: cannot write: {err.strerror or err}", file=sys.stderr)
+        return EXIT_ERRORS
+    console.print(f"drawn: {png}")
     return EXIT_OK

@@ -8,7 +8,13 @@ Derived goals (documented in docs of `fsmc enumerate --help` and the README), ea
 - `contents`: each one-element value of a set or map variable that some task goal reads
   (e.g. "the cart holds exactly 2 x Ridgeline shell"); page variables count on their own page;
 - `view`: each combination of the page variables that a page's views filter or sort by
-  (e.g. search results for "wool", price band under 50, sorted by price), pagination excluded.
+  (e.g. search results for "wool", price band under 50, sorted by price), pagination excluded;
+- `value`: each value of any other scalar variable that some task goal reads (e.g. "gift
+  wrapping yes on the confirmation page", "signed in as Ada"), except its starting value (a
+  session variable's initial value, a page variable's default unless navigation carries it in).
+
+A variable is goal-relevant when a task goal reads it: a session variable for any task, a page
+variable for the tasks on its page.
 
 Each derived family keeps at most MAX_PER_FAMILY goals, the first ones in BFS order.
 """
@@ -220,6 +226,46 @@ class ContentsFamily(Family):
             match={"page": page, "vars": {self.var.name: json_value(key)}})
 
 
+class ValueFamily(Family):
+    """The values of one scalar variable (session-wide, or of one page), but the one it starts with."""
+
+    kind = "value"
+
+    def __init__(self, machine: Machine, var: ir.Var, slot: int, page: int | None):
+        super().__init__(None if page is None else {page})
+        self.machine, self.var, self.slot, self.page = machine, var, slot, page
+        self.start = self._start(machine, var, slot, page)
+
+    @staticmethod
+    def _start(machine: Machine, var: ir.Var, slot: int, page: int | None) -> Any:
+        """The value that is no goal: a session variable's initial value, a page variable's default
+        (unless some navigation carries the variable in, when any value may arrive with it)."""
+        if page is None:
+            return machine.initial()[slot]
+        name = machine.pages[page].name
+        if any(var.name in a.carry for p in machine.pages for a in p.actions if a.goto == name):
+            return object()
+        return machine.page_defaults(page)[slot - 1 - len(machine.spec.session)]
+
+    def key(self, s: State) -> Any:
+        if self.page is not None and s[0] != self.page:
+            return None
+        v = s[self.slot]
+        return None if v == self.start else (v,)
+
+    def make(self, key: Any) -> Goal:
+        m, (x,) = self.machine, key
+        page = None if self.page is None else m.pages[self.page]
+        said = f"set {humanize(self.var.name)} to {display(m, self.var.type, x)}"
+        instruction = f'On the "{page_title(page)}" page, {said}.' if page else said[0].upper() + said[1:] + "."
+        where = f"{page.name}/" if page else ""
+        return Goal(
+            id=f"value/{self.var.name}/{where}{format_value(x) if x is not None else 'none'}", kind="value",
+            instruction=instruction, source=(f"on {page.name}: " if page else "") + f"{self.var.name} == {literal(x)}",
+            page=page.name if page else None, match={"page": page.name if page else None,
+                                                      "vars": {self.var.name: json_value(x)}})
+
+
 class ViewFamily(Family):
     """Combinations of the page variables that a page's views filter and sort by."""
 
@@ -257,10 +303,12 @@ class ViewFamily(Family):
             page=page.name, match={"page": page.name, "vars": {v.name: json_value(x) for v, x in zip(self.vars, key, strict=True)}})
 
 
-def _goal_names(spec: ir.Spec) -> set[str]:
+def _goal_names(spec: ir.Spec, page: str | None = None) -> set[str]:
+    """The names task goals read: every task's (page None), or those of the tasks on `page`."""
     out: set[str] = set()
     for task in spec.tasks:
-        _names(task.goal, out)
+        if page is None or task.page == page:
+            _names(task.goal, out)
     return out
 
 
@@ -277,12 +325,28 @@ def _contents_families(machine: Machine) -> Iterator[Family]:
             yield ContentsFamily(machine, var, 1 + i, None)
     base = 1 + len(spec.session)
     for pi, page in enumerate(machine.pages):
+        here = _goal_names(spec, page.name)
         for j, var in enumerate(page.vars):
-            if _is_container(var.type) and var.name in wanted:
+            if _is_container(var.type) and var.name in here:
                 yield ContentsFamily(machine, var, base + j, pi)
 
 
-def _view_families(machine: Machine) -> Iterator[Family]:
+def _value_families(machine: Machine, views: list[ViewFamily]) -> Iterator[Family]:
+    spec = machine.spec
+    wanted = _goal_names(spec)
+    for i, var in enumerate(spec.session):
+        if not _is_container(var.type) and var.name in wanted:
+            yield ValueFamily(machine, var, 1 + i, None)
+    base = 1 + len(spec.session)
+    in_views = {(f.page, k) for f in views for k in f.slots}
+    for pi, page in enumerate(machine.pages):
+        here = _goal_names(spec, page.name)
+        for j, var in enumerate(page.vars):
+            if not _is_container(var.type) and var.name in here and (pi, base + j) not in in_views:
+                yield ValueFamily(machine, var, base + j, pi)
+
+
+def _view_families(machine: Machine) -> Iterator[ViewFamily]:
     base = 1 + len(machine.spec.session)
     for pi, page in enumerate(machine.pages):
         if not page.views:
@@ -295,5 +359,6 @@ def _view_families(machine: Machine) -> Iterator[Family]:
 
 
 def derived_families(machine: Machine) -> list[Family]:
-    """The derived goal families of a machine, in a fixed order: terminal, contents, view."""
-    return [TerminalFamily(machine), *_contents_families(machine), *_view_families(machine)]
+    """The derived goal families of a machine, in a fixed order: terminal, contents, view, value."""
+    views = list(_view_families(machine))
+    return [TerminalFamily(machine), *_contents_families(machine), *views, *_value_families(machine, views)]

@@ -3,20 +3,22 @@
 - `truncated`: a proper prefix of the shortest trajectory (at least one move, at least one missing).
   No prefix of a shortest trajectory reaches the goal, so the goal does not hold at its end.
 - `disabled_move`: a prefix of the shortest trajectory followed by a move of the current page whose
-  preconditions fail there (`machine.moves(page)` minus the enabled ones); by the semantics it
-  changes nothing, and it is recorded with `"enabled": false`.
+  preconditions fail there (`machine.moves(page)` minus the enabled ones, and minus those whose GUI
+  procedure is an enabled move's); by the semantics it changes nothing, and it is recorded with
+  `"enabled": false`.
 
 Every choice (where to cut, which disabled move) comes from a generator seeded by (seed, goal id).
 """
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterator
 from typing import Any
 
 from fsmc.enumerate.goals import Goal
-from fsmc.enumerate.trajectories import trajectory
+from fsmc.enumerate.trajectories import gui_ops, trajectory
 from fsmc.semantics import Machine, Move, State
 
 KINDS = ("truncated", "disabled_move")
@@ -30,7 +32,13 @@ def _prefix_states(machine: Machine, moves: list[Move]) -> list[State]:
 
 
 def _disabled(machine: Machine, state: State) -> list[Move]:
-    return [mv for mv in machine.moves(machine.page_of(state)) if not machine.is_enabled(state, mv)]
+    """Moves of the state's page whose preconditions fail there, and whose GUI procedure is not also that of an
+    enabled move (two actions may share a control, e.g. one star button for star and unstar: acting out the
+    disabled one then does the enabled one, which is no failing action from where the agent stands)."""
+    enabled = machine.enabled(state)
+    doable = {json.dumps(gui_ops(machine, state, mv), sort_keys=True) for mv in enabled}
+    return [mv for mv in machine.moves(machine.page_of(state))
+            if mv not in enabled and json.dumps(gui_ops(machine, state, mv), sort_keys=True) not in doable]
 
 
 def negatives(machine: Machine, goal: Goal, shortest: list[Move], seed: int) -> Iterator[dict[str, Any]]:

@@ -1,5 +1,8 @@
 """The output folder: written whole into a hidden sibling, then swapped into place, so OUT is never half-written.
 
+A run that is killed leaves OUT as it was (the previous complete output, or nothing) and a hidden
+`.OUT.tmp-PID` sibling, which the next run into OUT removes once process PID is gone.
+
 Files: bfs.json (AutoWebWorld shape), trajectories.jsonl, tasks.jsonl, manifest.json. Nothing in
 them depends on time, paths of temporary files or hash seeds: the same inputs give the same bytes.
 """
@@ -64,6 +67,7 @@ class OutDir:
         self._refuse_foreign()
         try:
             self.final.parent.mkdir(parents=True, exist_ok=True)
+            self._remove_stale()
             shutil.rmtree(self.tmp, ignore_errors=True)
             self.tmp.mkdir()
         except OSError as err:
@@ -77,6 +81,13 @@ class OutDir:
         if f.is_dir() and any(f.iterdir()) and not (f / "manifest.json").exists():
             raise OutputError(f"{f} is not empty and holds no manifest.json from `fsmc enumerate`; "
                               "choose a new or empty folder (it is replaced as a whole)")
+
+    def _remove_stale(self) -> None:
+        """Remove the hidden siblings that killed runs into the same OUT left behind."""
+        for p in self.final.parent.glob(f".{self.final.name}.*-*"):
+            kind, _, pid = p.name[len(self.final.name) + 2:].partition("-")
+            if kind in ("tmp", "old") and pid.isdigit() and not _alive(int(pid)):
+                shutil.rmtree(p, ignore_errors=True)
 
     def open(self, name: str) -> IO[str]:
         fh = open(self.tmp / name, "w", encoding="utf-8", newline="\n")  # noqa: SIM115 - closed in commit/exit
@@ -108,6 +119,18 @@ class OutDir:
     def __exit__(self, kind: type[BaseException] | None, err: BaseException | None, tb: TracebackType | None) -> None:
         self._close()
         shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # exists, owned by someone else
+        return True
+    return True
 
 
 def gui_kind(action: ir.Action) -> str:

@@ -10,14 +10,13 @@ from pathlib import Path
 from typing import IO, Any
 
 from fsmc import __version__, ir
+from fsmc.analysis import StateSpace
 from fsmc.enumerate.negatives import negatives
 from fsmc.enumerate.output import OutDir, bfs_path, dumps_doc, dumps_line, file_digest, spec_digest
+from fsmc.enumerate.progress import PhaseProgress  # on_phase(name, done, total, depth): explore, scan, write
 from fsmc.enumerate.search import Hits, Options, Scanner, Space, explore_space
 from fsmc.enumerate.trajectories import trajectory
 from fsmc.semantics import Machine
-
-# on_phase(name, done, total, depth): name is "explore", "scan" or "write"
-PhaseProgress = Callable[[str, int, int, int], None]
 
 
 @dataclass
@@ -110,6 +109,22 @@ def _manifest(spec_path: str | None, spec: ir.Spec, opts: Options, summary: Summ
     }
 
 
+def reusable_space(space: StateSpace | None, machine: Machine, opts: Options) -> StateSpace | None:
+    """`space` (the states the checks explored) when exploring with `opts` would give exactly it, else None.
+
+    The reference engine explores breadth-first in one order whatever its caps, so a complete exploration
+    of this machine whose states all fit the caps (depth, count, per page) is what the caps would give:
+    the same states, parents, moves and depths. A native engine is asked to run, so it is not replaced.
+    """
+    if space is None or space.machine is not machine or opts.engine != "python" or not space.complete:
+        return None
+    if len(space) > opts.max_states or (opts.max_depth is not None and max(space.depth) > opts.max_depth):
+        return None
+    if opts.per_page_cap is not None and max(Counter(s[0] for s in space.states).values()) > opts.per_page_cap:
+        return None
+    return space
+
+
 def enumerate_spec(spec: ir.Spec, out: str | Path, opts: Options | None = None, *, spec_path: str | None = None,
                    machine: Machine | None = None, space: Space | None = None,
                    on_phase: PhaseProgress | None = None) -> Summary:
@@ -117,17 +132,21 @@ def enumerate_spec(spec: ir.Spec, out: str | Path, opts: Options | None = None, 
     opts = opts or Options()
     machine = machine or Machine(spec)
 
-    def phase(name: str) -> Callable[[int, int, int], None] | None:
-        return None if on_phase is None else (lambda a, b, d: on_phase(name, a, b, d))
+    def phase(name: str, total: int = 0) -> Callable[[int, int, int], None] | None:
+        """The progress callback of a phase, called once now so that the phase is timed from its start."""
+        if on_phase is None:
+            return None
+        on_phase(name, 0, total, 0)
+        return lambda a, b, d: on_phase(name, a, b, d)
 
     if space is None:
         space = explore_space(machine, opts, phase("explore"))
     summary = Summary()
     scanner = Scanner(machine, opts)
-    scanner.scan(space, phase("scan"))
+    scanner.scan(space, phase("scan", len(space)))
     _profile(machine, space, scanner, summary)
     results = scanner.results()
-    write = phase("write")
+    write = phase("write", len(results))
     with OutDir(out) as d:
         writer = _Writer(machine, space, opts, d, summary)
         for n, hits in enumerate(results):

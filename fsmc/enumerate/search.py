@@ -64,12 +64,10 @@ def explore_space(machine: Machine, opts: Options, on_progress: Progress | None 
                        on_progress=on_progress, max_per_page=opts.per_page_cap)
     if opts.engine != "native":
         raise EngineError(f"unknown engine {opts.engine!r}; choose one of {', '.join(ENGINES)}")
-    if opts.per_page_cap is not None:
-        raise EngineError("--per-page-cap needs the python engine")
     try:
         from fsmc.backends.native import explore_native
         space: Space = explore_native(machine, max_states=opts.max_states, max_depth=opts.max_depth,
-                                      on_progress=on_progress)
+                                      on_progress=on_progress, max_per_page=opts.per_page_cap)
     except ImportError as err:
         raise EngineError(f"the native engine is not available: {err}") from None
     except Exception as err:  # noqa: BLE001 - LoweringError, NativeError: reported, not a traceback
@@ -172,6 +170,8 @@ class Scanner:
             self._visit(i, s, d)
             if on_progress is not None and i % 10_000 == 0:
                 on_progress(i, len(space), d)
+        if on_progress is not None:
+            on_progress(len(space), len(space), last)
 
     def results(self) -> list[Hits]:
         """Every goal's hits: task goals in declaration order, then derived ones by family and discovery."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,14 +29,21 @@ class Stats:
     complete: bool = True
 
 
-def _jsonl(path: Path) -> list[dict[str, Any]]:
+def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
+    """The records of a JSON-lines file, one at a time (outputs can hold millions of lines)."""
+    n = 0
     try:
-        with open(path, encoding="utf-8") as f:
-            return [json.loads(line) for line in f if line.strip()]
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for n, line in enumerate(f, 1):
+                if line.strip():
+                    rec = json.loads(line)
+                    if not isinstance(rec, dict):
+                        raise StatsError(f"{path}:{n}: not a JSON object; `fsmc verify` says more")
+                    yield rec
     except OSError as err:
         raise StatsError(f"cannot read {path}: {err.strerror or err}") from None
     except json.JSONDecodeError as err:
-        raise StatsError(f"{path} is not JSON lines: {err}") from None
+        raise StatsError(f"{path}:{n}: not JSON ({err.msg}); `fsmc verify` says more") from None
 
 
 def output_stats(out: str | Path) -> Stats:
@@ -57,37 +65,56 @@ def output_stats(out: str | Path) -> Stats:
         st.trajectories_by_label[str(t.get("label"))] += 1
         st.trajectories_by_kind[str(t.get("goal_type"))] += 1
         moves = t.get("moves") or []
-        st.final_page[moves[-1]["state"]["page"] if moves else str((t.get("initial") or {}).get("page"))] += 1
+        last = moves[-1].get("state") if moves and isinstance(moves[-1], dict) else t.get("initial")
+        st.final_page[str((last or {}).get("page"))] += 1
         if t.get("kind") == "positive":
             st.lengths[len(moves)] += 1
     return st
 
 
+def _bars(ax: Any, labels: list[str], values: list[int], title: str, log: bool = False) -> None:
+    ax.barh(labels, values)
+    ax.invert_yaxis()  # the first label on top, as in the printed tables
+    if log and any(values):
+        ax.set_xscale("log")
+    ax.set_title(title)
+
+
 def draw(st: Stats, png: str | Path) -> None:
-    """Four panels: goals per type, trajectory lengths, states per depth, states per page."""
+    """Six panels: goals per type (and reached), trajectories per label, goals per page, trajectory
+    lengths, states per depth, states per page."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
-    fig, ax = plt.subplots(2, 2, figsize=(12, 8))
+    fig, ax = plt.subplots(3, 2, figsize=(13, 12))
     kinds = sorted(st.goals_by_kind)
-    xs = range(len(kinds))
-    ax[0][0].bar([x - 0.2 for x in xs], [st.goals_by_kind[k] for k in kinds], width=0.4, label="goals")
-    ax[0][0].bar([x + 0.2 for x in xs], [st.reached_by_kind[k] for k in kinds], width=0.4, label="reached")
-    ax[0][0].set_xticks(list(xs), kinds)
+    ys = range(len(kinds))
+    ax[0][0].barh([y - 0.2 for y in ys], [st.goals_by_kind[k] for k in kinds], height=0.4, label="goals")
+    ax[0][0].barh([y + 0.2 for y in ys], [st.reached_by_kind[k] for k in kinds], height=0.4, label="reached")
+    ax[0][0].set_yticks(list(ys), kinds)
+    ax[0][0].invert_yaxis()
     ax[0][0].set_title("goals per type")
     ax[0][0].legend()
+    labels = sorted(st.trajectories_by_label)
+    _bars(ax[0][1], labels, [st.trajectories_by_label[k] for k in labels], "trajectories per label")
+    pages = sorted(st.goals_by_page, key=lambda p: (-st.goals_by_page[p], p))
+    _bars(ax[1][0], pages, [st.goals_by_page[p] for p in pages], "goals per page")
     lens = sorted(st.lengths)
-    ax[0][1].bar(lens, [st.lengths[n] for n in lens])
-    ax[0][1].set_title("positive trajectory length (moves)")
-    ax[1][0].bar(range(len(st.states_per_depth)), st.states_per_depth)
-    ax[1][0].set_yscale("log")
-    ax[1][0].set_title(f"states per BFS depth ({st.states:,} states)")
-    pages = list(st.states_per_page)
-    ax[1][1].barh(pages, [st.states_per_page[p] for p in pages])
-    ax[1][1].set_xscale("log")
-    ax[1][1].set_title("states per page")
+    ax[1][1].bar(lens, [st.lengths[n] for n in lens])
+    ax[1][1].set_xlabel("moves")
+    ax[1][1].xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax[1][1].set_title("positive trajectory lengths")
+    ax[2][0].bar(range(len(st.states_per_depth)), st.states_per_depth)
+    if any(st.states_per_depth):
+        ax[2][0].set_yscale("log")
+    ax[2][0].set_xlabel("depth")
+    ax[2][0].xaxis.set_major_locator(MaxNLocator(integer=True))
+    capped = "" if st.complete else ", capped"
+    ax[2][0].set_title(f"states per BFS depth ({st.states:,} states{capped})")
+    _bars(ax[2][1], list(st.states_per_page), list(st.states_per_page.values()), "states per page", log=True)
     fig.tight_layout()
     fig.savefig(png, dpi=100, metadata={"Software": None})
     plt.close(fig)

@@ -3,9 +3,12 @@
 For every line of trajectories.jsonl: it starts in the initial state; every move exists, belongs to
 the current page and is enabled (except the last move of a `disabled_move` negative, which must be
 disabled and change nothing); every recorded state and GUI expansion is what the semantics give;
-the goal holds at the end of a positive trajectory and at no earlier state of a shortest one, and
-does not hold at the end of a negative one; answers and task instructions are recomputed. The
-paths of bfs.json are replayed too, and file hashes are compared with the manifest.
+the goal holds at the end of a positive trajectory and at no earlier state of a shortest one, does
+not hold at the end of a negative one, and holds nowhere along a `truncated` one; answers and task
+instructions are recomputed. Across lines, per task: one shortest trajectory, the positive ones end
+in different states, and the alternatives respect the manifest's --per-goal, --slack and
+--max-depth. The paths of bfs.json are replayed too, and file hashes are compared with the manifest.
+Every mismatch names its file and line.
 """
 
 from __future__ import annotations
@@ -79,10 +82,22 @@ def load_checked_spec(out: Path, manifest: dict[str, Any], spec_path: str | None
     return spec, str(path)
 
 
+@dataclass
+class _Goal:
+    """What the lines seen so far say about one task id (for the checks across lines)."""
+
+    shortest: tuple[int, int] | None = None  # (line, length)
+    alternatives: list[tuple[int, int, str]] = field(default_factory=list)  # (line, length, id)
+    ends: dict[str, int] = field(default_factory=dict)  # final state (canonical JSON) -> line
+
+
 class _Checker:
-    def __init__(self, machine: Machine, report: VerifyReport):
+    def __init__(self, machine: Machine, report: VerifyReport, options: dict[str, Any] | None = None):
         self.m, self.report = machine, report
         self.tasks = {t.name: t for t in machine.spec.tasks}
+        self.options = options or {}
+        self.goals: dict[str, _Goal] = {}
+        self.failed_tasks: set[str] = set()
 
     def fail(self, file: str, line: int, tid: str, message: str) -> None:
         self.report.mismatches.append(Mismatch(file, line, tid, message))
@@ -162,6 +177,16 @@ class TrajectoryChecker(_Checker):
             self.fail("trajectories.jsonl", line, "", "not a trajectory record")
             return
         where = ("trajectories.jsonl", line, str(t.get("id")))
+        before = len(self.report.mismatches)
+        try:
+            self._check(where, t)
+        except Exception:
+            self.failed_tasks.add(str(t.get("task_id")))
+            raise
+        if len(self.report.mismatches) > before:  # across lines, only tasks whose every line holds are judged
+            self.failed_tasks.add(str(t.get("task_id")))
+
+    def _check(self, where: tuple[str, int, str], t: dict[str, Any]) -> None:
         kind, label = t.get("kind"), t.get("label")
         if label not in LABELS.get(str(kind), ()):
             self.fail(*where, f"kind {kind!r} with label {label!r} is not a valid combination")
@@ -172,6 +197,8 @@ class TrajectoryChecker(_Checker):
         states = self._replay(where, t, label == "disabled_move")
         if states is not None:
             self._goal(where, t, states)
+        if kind == "positive":
+            self._tally(where, t, None if states is None else states[-1])
 
     def _replay(self, where: tuple[str, int, str], t: dict[str, Any], last_disabled: bool) -> list[State] | None:
         s = self.m.initial()
@@ -196,11 +223,52 @@ class TrajectoryChecker(_Checker):
             self.fail(*where, "the goal does not hold at the end")
         if t.get("kind") == "negative" and holds:
             self.fail(*where, f"the goal holds at the end of a {t.get('label')} negative")
-        if t.get("label") == "shortest":
+        if t.get("label") in ("shortest", "truncated"):
             early = next((k for k, s in enumerate(states[:-1]) if self.goal_holds(t["goal"], s) is True), None)
             if early is not None:
-                self.fail(*where, f"not shortest: the goal already holds after {early} moves")
+                what = "not shortest" if t.get("label") == "shortest" else "not truncated before the goal"
+                self.fail(*where, f"{what}: the goal already holds after {early} moves")
         self._task(where, t, states[-1])
+
+    def _tally(self, where: tuple[str, int, str], t: dict[str, Any], final: State | None) -> None:
+        """Remember a positive trajectory for the checks across lines (`finish`); final: None if it did not replay."""
+        g = self.goals.setdefault(str(t.get("task_id")), _Goal())
+        line, n = where[1], len(t["moves"])
+        if final is not None:
+            end = json.dumps(self.m.to_json(final), sort_keys=True)
+            if end in g.ends:
+                self.fail(*where, f"ends in the same state as the trajectory on line {g.ends[end]} of its task")
+            g.ends.setdefault(end, line)
+        if t.get("label") == "alternative":
+            g.alternatives.append((line, n, where[2]))
+        elif g.shortest is not None:
+            self.fail(*where, f"a second shortest trajectory of its task (the first is on line {g.shortest[0]})")
+        else:
+            g.shortest = (line, n)
+        max_depth = self.options.get("max_depth")
+        if isinstance(max_depth, int) and n > max_depth:
+            self.fail(*where, f"{n} moves, more than the manifest's max_depth {max_depth}")
+
+    def finish(self) -> None:
+        """The checks across lines: per task, alternatives after a shortest one, within --per-goal and --slack."""
+        per_goal, slack = self.options.get("per_goal"), self.options.get("slack")
+        for tid, g in self.goals.items():
+            if tid in self.failed_tasks:
+                continue
+            if g.alternatives and g.shortest is None:
+                line, _, aid = g.alternatives[0]
+                self.fail("trajectories.jsonl", line, aid, f"an alternative of {tid!r}, which has no shortest trajectory")
+                continue
+            if isinstance(per_goal, int) and len(g.alternatives) > per_goal:
+                line, _, aid = g.alternatives[per_goal]
+                self.fail("trajectories.jsonl", line, aid,
+                          f"{len(g.alternatives)} alternatives of {tid!r}, more than the manifest's per_goal {per_goal}")
+            if g.shortest is None or not isinstance(slack, int):
+                continue
+            for line, n, aid in g.alternatives:
+                if n < g.shortest[1] or n > g.shortest[1] + slack:
+                    self.fail("trajectories.jsonl", line, aid, f"{n} moves, outside {g.shortest[1]}..{g.shortest[1] + slack} "
+                              f"(the shortest on line {g.shortest[0]} and the manifest's slack {slack})")
 
     def _task(self, where: tuple[str, int, str], t: dict[str, Any], final: State) -> None:
         goal = t["goal"]
@@ -219,7 +287,7 @@ class TrajectoryChecker(_Checker):
 
 
 def _lines(path: Path) -> Iterator[tuple[int, Any]]:
-    with open(path, encoding="utf-8") as f:
+    with open(path, encoding="utf-8", errors="replace") as f:  # bytes that are not UTF-8: not valid JSON
         for n, text in enumerate(f, 1):
             try:
                 yield n, json.loads(text)
@@ -242,6 +310,7 @@ def _check_trajectories(out: Path, checker: TrajectoryChecker, report: VerifyRep
         except Exception as err:  # noqa: BLE001 - a malformed record is a mismatch, never a traceback
             tid = str(t.get("id")) if isinstance(t, dict) else ""
             checker.fail("trajectories.jsonl", n, tid, f"cannot be checked: {type(err).__name__}: {err}")
+    checker.finish()
 
 
 def _check_bfs(out: Path, checker: _Checker, report: VerifyReport) -> None:
@@ -252,7 +321,12 @@ def _check_bfs(out: Path, checker: _Checker, report: VerifyReport) -> None:
         checker.fail("bfs.json", 0, "", "missing or not in the bfs.json shape")
         return
     for term in terminals:
-        for k, path in enumerate(term.get("paths", [])):
+        paths = term.get("paths", [])
+        steps = len(paths[0].get("actions", [])) if paths else None
+        if term.get("shortest_step_count") != steps:
+            checker.fail("bfs.json", 0, str(term.get("terminal_page")),
+                         f"shortest_step_count {term.get('shortest_step_count')}, but the first path has {steps} actions")
+        for k, path in enumerate(paths):
             report.paths += 1
             where = ("bfs.json", 0, f"{term.get('terminal_page')} path {k + 1}")
             s: State | None = checker.m.initial()
@@ -291,7 +365,8 @@ def verify_output(out: str | Path, spec_path: str | None = None, *, spec: ir.Spe
     elif spec_digest(None, spec) != manifest["spec"].get("sha256"):
         raise VerifyError(f"the given spec is not the one {out} was enumerated from")
     report = VerifyReport()
-    checker = TrajectoryChecker(Machine(spec), report)
+    options = manifest.get("options")
+    checker = TrajectoryChecker(Machine(spec), report, options if isinstance(options, dict) else None)
     _check_trajectories(out, checker, report)
     _check_bfs(out, checker, report)
     _check_files(out, manifest, checker, report)

@@ -5,7 +5,7 @@ No field straddles a word; bits a page does not use are zero, so equal states ha
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fsmc.backends.native.layout import Layout, LVar, bits_for, fail
@@ -31,6 +31,7 @@ class Packing:
     fields: dict[tuple[int, int], Field]  # (variable id, slot) -> field
     words: int
     session_mask: tuple[int, ...]  # per word: the bits of the session fields
+    _plans: dict[int, list[_Decoder]] = field(default_factory=dict, repr=False, compare=False)
 
     def var_fields(self, var: LVar) -> list[Field]:
         return [self.fields[(var.id, i)] for i in range(var.nslots)]
@@ -49,11 +50,39 @@ class Packing:
 
     def unpack(self, words: list[int] | tuple[int, ...]) -> tuple[Any, ...]:
         page = _get(words, self.page)
-        out: list[Any] = [page]
-        for v in self.layout.visible(page):
-            var = self.layout.vars[v]
-            out.append(var.decode([_get(words, f) for f in self.var_fields(var)]))
-        return tuple(out)
+        plan = self._plans.get(page)
+        if plan is None:
+            plan = self._plans[page] = [_Decoder(self.layout.vars[v], self.var_fields(self.layout.vars[v]))
+                                        for v in self.layout.visible(page)]
+        return (page, *[d.decode(words) for d in plan])
+
+
+class _Decoder:
+    """Decodes one variable from state words, remembering each value by its bits (states share most values)."""
+
+    __slots__ = ("var", "fields", "word", "shift", "mask", "memo")
+
+    def __init__(self, var: LVar, fields: list[Field]):
+        self.var, self.fields = var, fields
+        self.memo: dict[Any, Any] = {}
+        # fields are laid out one after another; when they share a word, one shift and mask read them all
+        one_word = len({f.word for f in fields}) == 1
+        self.word = fields[0].word if one_word else -1
+        self.shift = fields[0].shift if one_word else 0
+        self.mask = (1 << (fields[-1].shift + fields[-1].bits - fields[0].shift)) - 1 if one_word else 0
+
+    def decode(self, words: list[int] | tuple[int, ...]) -> Any:
+        if self.word >= 0:
+            key: Any = (words[self.word] >> self.shift) & self.mask
+        else:
+            key = tuple(_get(words, f) for f in self.fields)
+        value = self.memo.get(key, _MISSING)
+        if value is _MISSING:
+            value = self.memo[key] = self.var.decode([_get(words, f) for f in self.fields])
+        return value
+
+
+_MISSING = object()
 
 
 def _put(words: list[int], f: Field, code: int) -> None:

@@ -25,7 +25,7 @@ def _load(path: Path) -> ctypes.CDLL:
         p, u64, i64 = ctypes.c_void_p, ctypes.c_uint64, ctypes.c_int64
         signatures: dict[str, tuple[Any, list[Any]]] = {
             "fsmc_new": (p, []), "fsmc_free": (None, [p]),
-            "fsmc_explore": (ctypes.c_int, [p, u64, i64, _PROGRESS]),
+            "fsmc_explore": (ctypes.c_int, [p, u64, i64, i64, _PROGRESS]),
             "fsmc_lookup": (i64, [p, ctypes.POINTER(u64)]), "fsmc_count": (u64, [p]),
             "fsmc_states": (p, [p]), "fsmc_parents": (p, [p]), "fsmc_moves": (p, [p]), "fsmc_levels": (p, [p]),
             "fsmc_nlevels": (u64, [p]), "fsmc_enabled": (p, [p]), "fsmc_complete": (ctypes.c_int, [p]),
@@ -187,7 +187,7 @@ class NativeExplorer:
         self.lib = _load(self.library)
 
     def explore(self, max_states: int = 1_000_000, max_depth: int | None = None,
-                on_progress: Progress | None = None) -> NativeStateSpace:
+                on_progress: Progress | None = None, max_per_page: int | None = None) -> NativeStateSpace:
         lib = self.lib
         ctx = lib.fsmc_new()
         if not ctx:
@@ -204,7 +204,8 @@ class NativeExplorer:
             return 0
 
         callback = _PROGRESS(progress)
-        rc = lib.fsmc_explore(ctx, max(1, max_states), -1 if max_depth is None else max_depth, callback)
+        rc = lib.fsmc_explore(ctx, max(1, max_states), -1 if max_depth is None else max_depth,
+                              -1 if max_per_page is None else max_per_page, callback)
         space = NativeStateSpace(self.machine, self.packing, lib, ctx)
         if interrupted:
             raise interrupted[0]
@@ -217,10 +218,11 @@ class NativeExplorer:
 
 
 def explore_native(machine: Machine, max_states: int = 1_000_000, max_depth: int | None = None,
-                   on_progress: Progress | None = None, cache: Path | None = None) -> NativeStateSpace:
-    """Like fsmc.analysis.explore, in generated C: the same states in the same BFS order.
+                   on_progress: Progress | None = None, cache: Path | None = None,
+                   max_per_page: int | None = None) -> NativeStateSpace:
+    """Like fsmc.analysis.explore, in generated C: the same states in the same BFS order, within the same caps.
 
     Raises LoweringError for a spec the small-int lowering cannot express (fall back to explore),
     and NativeError when no compiler is available or the build fails.
     """
-    return NativeExplorer(machine, cache).explore(max_states, max_depth, on_progress)
+    return NativeExplorer(machine, cache).explore(max_states, max_depth, on_progress, max_per_page)

@@ -90,6 +90,7 @@ def main(argv: list[str] | None = None) -> int:
         gen, bun = time_one(load_text(synthetic_spec(seed), f"<synthetic {seed}>"), out)
         gens.append(gen)
         buns.append(bun)
+        print(f"{f'synth{seed}':<16}{gen:>12.3f}{bun:>10.3f}")
     wall = time.perf_counter() - wall
     if gens:
         print(f"{args.synthetic} synthetic specs in a row: {wall:.1f} s in all; per site "

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -11,7 +13,8 @@ import pytest
 
 from fsmc import Machine, State, load
 from fsmc.cli import main
-from fsmc.codegen import THEMES, default_theme, generate
+from fsmc.codegen import THEMES, BuildError, bundle, default_theme, generate
+from fsmc.codegen import site as site_module
 from fsmc.codegen.bundle import explain
 from fsmc.codegen.images import item_svg
 from fsmc.codegen.npm import NODE_MODULES
@@ -74,11 +77,33 @@ def test_stale_files_are_removed(tmp_path: Path) -> None:
     assert not (root / "src" / "pages" / "Old.vue").exists()
 
 
-def test_four_themes_and_a_stable_default() -> None:
-    assert len(THEMES) >= 4
-    assert len({(t.sidebar, t.columns, t.accent, t.font, t.gap) for t in THEMES.values()}) == len(THEMES)
+def test_four_themes_differ_in_layout_palette_typography_and_density(tmp_path: Path) -> None:
+    themes = list(THEMES.values())
+    assert len(themes) >= 4
+    assert len({t.sidebar for t in themes}) >= 3  # filters left, right, or in a bar above the results
+    assert len({t.header_style for t in themes}) == len(themes)
+    assert len({t.columns for t in themes}) >= 3
+    assert len({t.accent for t in themes}) == len({t.bg for t in themes}) == len(themes)
+    assert len({t.font for t in themes}) >= 3 and len({t.heading_font for t in themes}) >= 3
+    assert len({(t.font_size, t.gap) for t in themes}) == len(themes)
+    css = {t.name: (generate(load(MINI), tmp_path / t.name, theme=t.name).root / "src" / "style.css").read_text()
+           for t in themes}
+    assert len(set(css.values())) == len(themes)
+    assert all(f"--accent: {t.accent}" in css[t.name] for t in themes)
+
+
+def test_the_default_theme_is_seeded_from_the_reference() -> None:
     spec = load(MINI)
     assert default_theme(spec) == default_theme(spec) in THEMES
+    chosen = {default_theme(spec.model_copy(update={"site": spec.site.model_copy(update={"reference": f"r{i}.example"})}))
+              for i in range(40)}
+    assert len(chosen) == len(THEMES)
+
+
+def test_sites_have_no_transitions_so_settled_screenshots_repeat(tmp_path: Path) -> None:
+    root = generate(load(MINI), tmp_path).root
+    styles = [root / "src" / "style.css", *sorted((root / "src" / "components").glob("*.vue"))]
+    assert not [p.name for p in styles if re.search(r"\b(transition|animation)\s*:(?!\s*none)", p.read_text())]
 
 
 def test_images_are_deterministic_svg() -> None:
@@ -87,12 +112,49 @@ def test_images_are_deterministic_svg() -> None:
     assert item_svg("items", "b2", "Alpha lamp") != a
 
 
-def test_bundler_errors_name_the_template_and_spec(tmp_path: Path) -> None:
+def test_explain_names_the_template_and_spec(tmp_path: Path) -> None:
     root = generate(load(MINI), tmp_path).root
     page = next(p.name for p in (root / "src" / "pages").glob("List*.vue"))
-    message = explain(f"[vite:vue] src/pages/{page}:3:1: Unexpected token", root)
+    message = explain(f"[vite:vue] src/pages/{page}:3:1: Unexpected token\n    at parse (x.js:1:2)", root)
     assert "templates/site/src/pages/Page.vue.j2" in message
     assert "mini.fsm:" in message
+    assert "at parse" not in message  # the bundler's stack trace says nothing about the spec
+
+
+def _broken_templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, rel: str) -> None:
+    """A copy of templates/site in which one template has lost a closing tag, used in place of the real one."""
+    copy = tmp_path / "site-templates"
+    shutil.copytree(site_module.SITE_TEMPLATES, copy)
+    path = copy / rel
+    path.write_text(path.read_text().replace("</template>", "<div></template>", 1))
+    monkeypatch.setattr(site_module, "SITE_TEMPLATES", copy)
+
+
+def test_a_bundler_error_in_a_page_is_mapped_to_its_template_and_spec_page(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    _broken_templates(tmp_path, monkeypatch, "src/pages/Page.vue.j2")
+    root = generate(load(MINI), tmp_path / "out").root
+    with pytest.raises(BuildError) as err:
+        bundle(root)
+    message = str(err.value)
+    assert "Element is missing end tag" in message  # the bundler's own words
+    assert "was generated from templates/site/src/pages/Page.vue.j2 for" in message
+    spec_lines = MINI.read_text().splitlines()
+    places = {line.split(" for ")[-1] for line in message.splitlines() if "Page.vue.j2 for" in line}
+    assert places and all(p.startswith(str(MINI.relative_to(ROOT))) or "mini.fsm:" in p for p in places)
+    line = int(next(iter(places)).split(":")[-2])
+    assert spec_lines[line - 1].startswith("page ")  # the page of the spec whose file failed
+
+
+def test_a_bundler_error_in_a_component_points_at_the_template_line(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    _broken_templates(tmp_path, monkeypatch, "src/components/SiteFooter.vue")
+    root = generate(load(MINI), tmp_path / "out").root
+    with pytest.raises(BuildError) as err:
+        bundle(root)
+    message = str(err.value)
+    assert "Element is missing end tag" in message
+    assert "is templates/site/src/components/SiteFooter.vue:" in message
 
 
 @pytest.mark.parametrize("spec_path", SPECS, ids=lambda p: p.stem)

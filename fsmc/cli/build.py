@@ -10,7 +10,7 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.checks import CHECKS, CheckContext
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, load_or_report, print_diagnostics
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, load_or_report, print_diagnostics
 from fsmc.codegen import THEMES, BuildError, build_site, default_theme
 from fsmc.diagnostics import Diagnostic, has_errors
 from fsmc.semantics import CompileError, Machine
@@ -55,8 +55,8 @@ def static_problems(spec: ir.Spec) -> list[Diagnostic]:
 
 def run(args: argparse.Namespace) -> int:
     spec = load_or_report(args.spec)
-    if spec is None:
-        return EXIT_UNREADABLE
+    if isinstance(spec, int):
+        return spec
     problems = static_problems(spec)
     if has_errors(problems):
         print_diagnostics(problems)
@@ -80,12 +80,12 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _screenshots(machine: Machine, dist: Path, out: Path) -> int:
-    from fsmc.codegen.preview import screenshots
+    from fsmc.browser import BrowserMissing, screenshot_states
 
     states = first_state_per_page(machine)
     try:
-        paths = screenshots(dist, out, [machine.to_json(s) for s in states.values()])
-    except BuildError as err:
+        paths = screenshot_states(dist, out, [machine.to_json(s) for s in states.values()])
+    except BrowserMissing as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_ERRORS
     missing = [p.name for p in machine.pages if p.name not in states]

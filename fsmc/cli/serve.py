@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
-from pathlib import Path
 
 from fsmc.cli.common import EXIT_ERRORS, EXIT_OK
 
@@ -18,15 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default="generated_sites", help="where sites are built (default: generated_sites)")
 
 
-def find_dist(site: str, out: str) -> Path | None:
-    for candidate in (Path(site), Path(site) / "dist", Path(out) / site / "dist"):
-        if (candidate / "index.html").is_file() and candidate.name == "dist":
-            return candidate
-    return None
-
-
 def run(args: argparse.Namespace) -> int:
-    from fsmc.codegen.preview import make_server
+    from fsmc.browser import SiteServer, find_dist
 
     dist = find_dist(args.site, args.out)
     if dist is None:
@@ -37,15 +30,11 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: port {args.port} is out of range", file=sys.stderr)
         return EXIT_ERRORS
     try:
-        server = make_server(dist, args.port)
+        server = SiteServer(dist, args.port)
     except OSError as err:
         print(f"error: cannot listen on 127.0.0.1:{args.port}: {err.strerror}", file=sys.stderr)
         return EXIT_ERRORS
-    print(f"serving {dist} at http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C to stop)")
-    try:
+    print(f"serving {dist} at {server.url} (Ctrl-C to stop)")
+    with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
     return EXIT_OK

@@ -15,21 +15,31 @@ from fsmc.codegen.site import MANIFEST
 _PATH = re.compile(r"((?:src|public)/[\w./-]+|index\.html|vite\.config\.mjs)(?::(\d+)(?::(\d+))?)?")
 
 
+_NOISE = re.compile(r"^\s+at |^\s*\}?\s*$|^\s*errors: \[")
+MAX_LINES = 30
+
+
 def explain(output: str, root: Path) -> str:
-    """The bundler's message followed by where each generated file it names came from."""
+    """The bundler's message (without its stack trace) followed by where each generated file it names came from:
+    the template line itself for files copied verbatim, else the template and the spec construct rendered."""
     try:
         sources = json.loads((root / MANIFEST).read_text(encoding="utf-8")).get("sources", {})
     except (OSError, ValueError):
         sources = {}
-    lines = [output.strip()]
+    message = [line for line in output.strip().splitlines() if not _NOISE.match(line)]
+    lines = message[:MAX_LINES] + (["  …"] if len(message) > MAX_LINES else [])
     seen: set[str] = set()
     for m in _PATH.finditer(output):
         rel = m.group(1)
         if rel in seen or rel not in sources:
             continue
         seen.add(rel)
-        where = f":{m.group(2)}" if m.group(2) else ""
-        lines.append(f"  {rel}{where} was generated from {sources[rel]['template']} for {sources[rel]['spec']}")
+        src = sources[rel]
+        where = "".join(f":{g}" for g in m.group(2, 3) if g)
+        if src.get("verbatim"):
+            lines.append(f"  {rel}{where} is {src['template']}{where}, copied as it is")
+        else:
+            lines.append(f"  {rel}{where} was generated from {src['template']} for {src['spec']}")
     return "\n".join(lines)
 
 

@@ -36,4 +36,17 @@ def item_svg(table: str, key: object, title: str) -> str:
             f'font-weight="700" fill="{_hsl(hue + 180, 40, 25)}" opacity="0.8">{initials}</text></svg>')
 
 
-__all__ = ["item_svg"]
+def logo_svg(table: str, key: object, title: str) -> str:
+    """A 96×96 badge (an airline's, a brand's): the title's initials on a colour from the key's hash."""
+    d = hashlib.sha256(f"{table}:{key}".encode()).digest()
+    hue = d[0] * 360 // 256
+    words = [w for w in title.split() if w[:1].isalnum()]
+    initials = escape("".join(w[0] for w in words[:2]).upper() or "?")
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="96" height="96" viewBox="0 0 96 96">'
+            f'<rect width="96" height="96" rx="20" fill="{_hsl(hue, 55, 42)}"/>'
+            f'<path d="M0 70 Q48 40 96 62 V96 H0 Z" fill="{_hsl(hue + 25, 60, 55)}" opacity="0.6"/>'
+            f'<text x="48" y="58" text-anchor="middle" font-family="sans-serif" font-size="34" font-weight="700" '
+            f'fill="#ffffff">{initials}</text></svg>')
+
+
+__all__ = ["item_svg", "logo_svg"]

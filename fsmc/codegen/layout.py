@@ -1,8 +1,13 @@
-"""Decides where each GUI operation of each action is rendered on its page, and how each view is shown.
+"""Decides where each GUI operation of each action is rendered on its page, as which widget, and how views show.
 
 The runtime (templates/site/src/fsmc/store.js) turns these placements into concrete elements for the
 current state; anything an enabled move needs that no placement shows lands in a fallback group, so a
 placement decision can make a page look worse but never make a move unreachable.
+
+Widgets come from what actions do, never from names alone: an action that assigns its parameter to a
+variable is an option picker (its chosen value is highlighted), a pair of increment and decrement
+actions is a quantity stepper, a toggle is a checkbox, an add/remove pair on a set is a checklist, an
+opener followed by a day is a date picker, an opener followed by one confirming click is a modal.
 """
 
 from __future__ import annotations
@@ -12,26 +17,65 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from fsmc import ir
+from fsmc.codegen.actions import (
+    Facts,
+    action_facts,
+    assigned_from_param,
+    common_affix,
+    expr_names,
+    first_param,
+    is_calendar,
+    is_combobox,
+    is_modal,
+    label_prefix,
+    last_live,
+    map_assign,
+    pair_checklists,
+    params_in,
+    requirements,
+    row_label,
+    sets_page_var,
+    unset_checks,
+)
+from fsmc.codegen.present import (
+    Pictures,
+    decide_pictures,
+    detail_columns,
+    humanise,
+    money_columns,
+    price_index,
+    title_index,
+    word,
+)
 from fsmc.semantics import types as T
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)?\}")
-
 # Elements are claimed by the first place that renders their data-testid, in this order.
-PLACE_ORDER = ("nav", "view", "form", "filters", "chips", "pager", "carousel", "actions", "more")
+PLACE_ORDER = ("nav", "search", "notice", "view", "form", "filters", "chips", "pager", "carousel", "actions", "more")
 
 
 @dataclass
 class Placement:
-    """One GUI operation of one action: which element kind it needs and where it goes."""
+    """One GUI operation of one action: which element kind it needs, where it goes and which widget it is part of."""
 
     aid: int
     op: int
     kind: str  # button | card | opener | input | select | hover | drag | drop | none
-    place: str  # nav | view:NAME | form | filters | chips | actions | pager | carousel
+    place: str  # nav | search | notice | view:NAME | form | filters | chips | actions | pager | carousel
     bind: int = -1  # index of the parameter bound to the row of a view (place view:NAME)
     menu: int = -1  # index of the hover or opener operation whose menu holds this element
-    group: str = ""  # heading of a chip group
+    group: str = ""  # heading of the widget the element belongs to
     label_param: int = -1  # the parameter whose value (a row's title for references) labels the element
+    role: str = ""  # choice | inc | dec | toggle | add | remove | clear | submit | search | calendar | calendar-next
+    #                 | calendar-day | modal | "" (a plain control)
+    var: int = -1  # state slot the widget shows (the chosen value, the count, the set)
+    value_param: int = -1  # the parameter whose value this element stands for (an option, a checklist entry)
+    gkey: str = ""  # placements with the same key in one place are rendered as one widget
+    hints: list[list[Any]] = field(default_factory=list)  # [conjunct index, field label]: what to fill in first
+    field: str = ""  # label of a form field
+    text: str = ""  # a fixed label, where the action's label would say too much ("Sign in", "Apply")
+    step: int = 0  # the step of a multi-step form this element belongs to (0: every step)
+    prefill: bool = False  # a field that shows the variable it sets until something is typed (a search box)
+    primary: bool = False  # the main call to action of its place
 
 
 @dataclass
@@ -41,16 +85,21 @@ class ViewLayout:
     key: str  # "page.view"
     name: str
     table: str
-    style: str  # grid | list | cart | carousel
+    style: str  # grid | list | cart | carousel | tiles
     title_col: int
     price_col: int
-    detail_cols: list[int]
+    detail_cols: list[list[int]]
+    money_cols: list[int] = field(default_factory=list)  # other amounts (a fare per cabin), shown with labels
     qty_var: int = -1  # state slot of the map a cart view shows quantities from
+    extra_maps: list[dict[str, Any]] = field(default_factory=list)  # other maps keyed by the row: more columns
     page_var: int = -1
     page_size: int = 0
     carousel_next: str = ""  # data-testid of the button that steps a carousel
     pager: bool = False  # this view's footer holds the page's pagination buttons (first paginated view only)
     hidden: bool = False  # only feeds another view and nothing acts on its rows: not shown
+    image_col: int = -2  # -1: the row's own picture; i >= 0: the picture of the row column i refers to; -2: none
+    image_style: str = ""  # photo | logo
+    heading: str = ""
 
 
 @dataclass
@@ -62,33 +111,16 @@ class PageLayout:
     placements: list[Placement] = field(default_factory=list)
     detail_var: int = -1  # state slot of a row reference shown as a detail panel
     detail_table: str = ""
+    detail_mode: str = ""  # full: the page is about this row | summary: a reminder beside the page's own work
+    detail_image: dict[str, Any] = field(default_factory=dict)  # {"col", "style"} as for views
+    detail_cols: list[list[int]] = field(default_factory=list)  # what a summary of the row shows
+    structure: str = "form"  # listing (sidebar + results) | detail | form
+    context: list[dict[str, Any]] = field(default_factory=list)  # carried-in values the results depend on
+    summary: list[dict[str, Any]] = field(default_factory=list)  # carried-in choices shown as an order summary
+    steps: dict[str, Any] = field(default_factory=dict)  # {"slot", "count"}: a multi-step form on one page
+    flow: dict[str, Any] = field(default_factory=dict)  # {"names", "current"}: pages of one checkout flow
+    terminal: bool = False
     has_place: dict[str, bool] = field(default_factory=dict)
-
-
-def humanise(name: str) -> str:
-    return re.sub(r"[_\-]+", " ", name).strip().capitalize()
-
-
-def _params_in(template: str | None) -> set[str]:
-    return set(_PLACEHOLDER.findall(template or ""))
-
-
-def _title_col(table: ir.Table) -> int:
-    for name in ("title", "name", "label", "subject"):
-        for i, c in enumerate(table.columns):
-            if c.name == name:
-                return i
-    for i, c in enumerate(table.columns):
-        if c.type == "str" and c.name != table.key:
-            return i
-    return 0
-
-
-def _price_col(table: ir.Table) -> int:
-    for i, c in enumerate(table.columns):
-        if c.type == "num" and c.name in ("price", "total", "fare", "cost", "amount"):
-            return i
-    return -1
 
 
 class LayoutDecider:
@@ -98,9 +130,42 @@ class LayoutDecider:
         self.spec = spec
         self.tables = {t.name: t for t in spec.tables}
         self.nsess = len(spec.session)
+        self.pictures: Pictures = decide_pictures(spec)
         self._carousel_buttons: set[str] = set()
         self._paged = False
         self._commits: set[str | None] = set()
+        self.carried_in = self._carried_in()
+        self.answers = self._answer_columns()
+
+    # ---------------------------------------------------------------- facts about the spec
+    def _carried_in(self) -> dict[str, dict[str, list[ir.Action]]]:
+        """page -> variable -> the actions that arrive on the page carrying it."""
+        out: dict[str, dict[str, list[ir.Action]]] = {}
+        for page in self.spec.pages:
+            for a in page.actions:
+                if a.goto is not None:
+                    for name in a.carry:
+                        out.setdefault(a.goto, {}).setdefault(name, []).append(a)
+        return out
+
+    def _answer_columns(self) -> dict[str, set[str]]:
+        """view name -> columns a retrieval task's answer reads from it (`first(hits).price`): always shown."""
+        out: dict[str, set[str]] = {}
+
+        def walk(e: ir.Expr | None) -> None:
+            if e is None:
+                return
+            if isinstance(e, ir.GetField) and isinstance(e.obj, ir.Call) and e.obj.args and isinstance(e.obj.args[0], ir.Name):
+                out.setdefault(e.obj.args[0].id, set()).add(e.field)
+            for f in type(e).model_fields:
+                v = getattr(e, f)
+                for x in v if isinstance(v, tuple) else (v,):
+                    if isinstance(x, ir.Node) and not isinstance(x, ir.Span):
+                        walk(x)  # type: ignore[arg-type]
+
+        for task in self.spec.tasks:
+            walk(task.answer)
+        return out
 
     def slot_of(self, page: ir.Page, name: str) -> tuple[int, ir.Type] | None:
         for i, v in enumerate(page.vars):
@@ -111,28 +176,56 @@ class LayoutDecider:
                 return 1 + i, v.type
         return None
 
+    def var_show(self, page: ir.Page, name: str) -> dict[str, Any]:
+        """How a variable's value is shown: {slot, label, kind, table, vtable}."""
+        found = self.slot_of(page, name)
+        assert found is not None
+        slot, t = found
+        base = T.strip_optional(t)
+
+        def table_of(x: ir.Type) -> str | None:
+            x = T.strip_optional(x)
+            return x.table if isinstance(x, ir.RefType) else None
+
+        table = vtable = None
+        if isinstance(base, ir.RefType):
+            table = base.table
+        elif isinstance(base, ir.SetType):
+            table = table_of(base.elem)
+        elif isinstance(base, ir.MapType):
+            table, vtable = table_of(base.key), table_of(base.value)
+        return {"slot": slot, "label": word(name), "kind": base.kind, "table": table, "vtable": vtable}
+
     def view_table(self, page: ir.Page, view: ir.View, depth: int = 0) -> str:
         if view.source in self.tables or depth > 20:
             return view.source
         src = next((v for v in page.views if v.name == view.source), None)
         return self.view_table(page, src, depth + 1) if src else view.source
 
+    # ---------------------------------------------------------------- views
     def view_layout(self, page: ir.Page, view: ir.View, carousels: dict[str, str]) -> ViewLayout:
         table = self.tables[self.view_table(page, view)]
-        title, price = _title_col(table), _price_col(table)
-        details = [i for i, c in enumerate(table.columns) if i not in (title, price) and c.name != table.key][:3]
+        title, price = title_index(table), price_index(table)
+        cols = [c.name for c in table.columns]
+        must = tuple(cols.index(c) for c in sorted(self.answers.get(view.name, ())) if c in cols)
+        picture = self.pictures.of(table)
         layout = ViewLayout(key=f"{page.name}.{view.name}", name=view.name, table=table.name, style="grid",
-                            title_col=title, price_col=price, detail_cols=details)
+                            title_col=title, price_col=price, detail_cols=detail_columns(table, 3, must),
+                            money_cols=money_columns(table),
+                            image_col=picture["col"], image_style=picture["style"], heading=_heading(view.name))
         where = view.where
         if (isinstance(where, ir.Binary) and where.op == "in" and isinstance(where.left, ir.Name)
                 and where.left.id == view.alias and isinstance(where.right, ir.Name)):
             slot = self.slot_of(page, where.right.id)
             if slot and isinstance(T.strip_optional(slot[1]), ir.MapType):
                 layout.style, layout.qty_var = "cart", slot[0]
+                layout.extra_maps = self.extra_maps(page, table.name, where.right.id)
             elif slot:
                 layout.style = "list"
-        if len(table.columns) > 4 and layout.style == "grid" and price < 0:
-            layout.style = "list"
+        if layout.style == "grid" and picture["style"] != "photo":
+            layout.style = "tiles" if len(table.columns) <= 4 else "list"
+        if layout.style == "list":
+            layout.detail_cols = detail_columns(table, 7, must)
         if view.name in carousels:
             layout.style, layout.carousel_next = "carousel", carousels[view.name]
         if view.page_var and view.page_size:
@@ -140,14 +233,25 @@ class LayoutDecider:
             layout.page_var, layout.page_size = (slot[0] if slot else -1), view.page_size
         return layout
 
+    def extra_maps(self, page: ir.Page, table: str, shown: str) -> list[dict[str, Any]]:
+        """Other maps keyed by the cart's rows (the size of each line): more columns of the cart table."""
+        out = []
+        for v in [*self.spec.session, *page.vars]:
+            base = T.strip_optional(v.type)
+            if v.name == shown or not isinstance(base, ir.MapType):
+                continue
+            key = T.strip_optional(base.key)
+            if isinstance(key, ir.RefType) and key.table == table and not isinstance(T.strip_optional(base.value), ir.IntType):
+                out.append(self.var_show(page, v.name))
+        return out
+
     def required_view(self, page: ir.Page, action: ir.Action, param: str) -> str | None:
         """The view a parameter must be shown in (`require p in V`), if the action says so."""
         views = {v.name for v in page.views}
-        for r in action.requires:
-            for e in _conjuncts(r):
-                if (isinstance(e, ir.Binary) and e.op == "in" and isinstance(e.left, ir.Name) and e.left.id == param
-                        and isinstance(e.right, ir.Name) and e.right.id in views):
-                    return e.right.id
+        for e in requirements(action):
+            if (isinstance(e, ir.Binary) and e.op == "in" and isinstance(e.left, ir.Name) and e.left.id == param
+                    and isinstance(e.right, ir.Name) and e.right.id in views):
+                return e.right.id
         return None
 
     def row_view(self, page: ir.Page, action: ir.Action, param: ir.Param) -> str | None:
@@ -160,50 +264,6 @@ class LayoutDecider:
                 if self.view_table(page, v) == ref.table:
                     return v.name
         return None
-
-    def place_action(self, aid: int, page: ir.Page, action: ir.Action) -> list[Placement]:
-        out: list[Placement] = []
-        parent = -1  # the hover target or opener whose menu holds the rest of the procedure
-        for k, op in enumerate(action.gui):
-            used = _params_in(op.selector) & {p.name for p in action.params}
-            kind, place, bind = self.kind_of(op), "actions", -1
-            if used:
-                pname = sorted(used)[0]
-                pi = [p.name for p in action.params].index(pname)
-                view = self.row_view(page, action, action.params[pi])
-                if view is not None and len(used) == 1:
-                    place, bind = f"view:{view}", pi
-                    if kind == "button" and "card" in (op.selector or ""):
-                        kind = "card"
-                else:
-                    place = "filters" if _sets_page_var(page, action) else "chips"
-            elif op.op in ("type", "select", "drag", "press"):
-                place = "form" if op.op != "select" else "filters"
-            elif (op.selector or "").startswith("nav") or (action.goto is not None and op.op == "click" and not action.params):
-                place = "nav" if (op.selector or "").startswith("nav") else "actions"
-            if place == "actions" and self._paged and op.op == "click" and re.search(r"next|prev|page", op.selector or ""):
-                place = "pager"
-            if op.op == "repeat_click" and op.selector in self._carousel_buttons:
-                place = "carousel"
-            opener = op.op == "click" and k < _last_live(action) and op.selector not in self._commits and parent < 0
-            if opener:
-                kind = "opener"
-            menu = parent if parent >= 0 and op.op in ("click", "type", "select", "press", "repeat_click") else -1
-            names = [p.name for p in action.params]
-            out.append(Placement(aid=aid, op=k, kind=kind, place=place, bind=bind, menu=menu, group=humanise(action.name),
-                                 label_param=_first_param(op.selector, names) if op.op == "drag" else -1))
-            if op.op == "drag" and op.text:
-                tused = _params_in(op.text) & set(names)
-                out.append(Placement(aid=aid, op=k, kind="drop", place="form" if not tused else place,
-                                     group=humanise(action.name), label_param=_first_param(op.text, names)))
-            if (op.op == "hover" or opener or _is_combobox(action, k)) and parent < 0:
-                parent = k
-        return out
-
-    @staticmethod
-    def kind_of(op: ir.GuiOp) -> str:
-        return {"click": "button", "type": "input", "select": "select", "hover": "hover", "drag": "drag",
-                "repeat_click": "button", "press": "none", "scroll_until_visible": "none", "wait": "none"}[op.op]
 
     def carousels(self, page: ir.Page) -> dict[str, str]:
         """Views whose cards are reached by `repeat click NEXT until visible CARD`: shown as carousels."""
@@ -219,13 +279,167 @@ class LayoutDecider:
                             out[view] = op.selector
         return out
 
+    # ---------------------------------------------------------------- placements
+    @staticmethod
+    def kind_of(op: ir.GuiOp) -> str:
+        return {"click": "button", "type": "input", "select": "select", "hover": "hover", "drag": "drag",
+                "repeat_click": "button", "press": "none", "scroll_until_visible": "none", "wait": "none"}[op.op]
+
+    def place_op(self, page: ir.Page, action: ir.Action, k: int) -> tuple[str, str, int]:
+        """(kind, place, bound parameter) of one operation, before widgets are considered."""
+        op = action.gui[k]
+        used = params_in(op.selector) & {p.name for p in action.params}
+        kind, place, bind = self.kind_of(op), "actions", -1
+        if used:
+            pi = [p.name for p in action.params].index(sorted(used)[0])
+            view = self.row_view(page, action, action.params[pi])
+            if view is not None and len(used) == 1:
+                place, bind = f"view:{view}", pi
+                if kind == "button" and "card" in (op.selector or ""):
+                    kind = "card"
+            else:
+                place = "filters" if sets_page_var(page, action) else "chips"
+        elif op.op in ("type", "press"):
+            place = "form"
+        elif op.op in ("select", "drag"):
+            place = "filters"
+        elif (op.selector or "").startswith("nav"):
+            place = "nav"
+        if place == "actions" and self._paged and op.op == "click" and re.search(r"next|prev|page", op.selector or ""):
+            place = "pager"
+        if op.op == "repeat_click" and op.selector in self._carousel_buttons:
+            place = "carousel"
+        return kind, place, bind
+
+    def place_action(self, aid: int, page: ir.Page, action: ir.Action, facts: Facts) -> list[Placement]:
+        out: list[Placement] = []
+        parent = -1  # the hover target or opener whose menu holds the rest of the procedure
+        names = [p.name for p in action.params]
+        last = last_live(action)
+        guards = [k for k, op in enumerate(action.gui[:max(last, 0)]) if op.op in ("type", "select")]
+        slot = self.slot_of(page, facts.var)[0] if facts.var else -1  # type: ignore[index]
+        group = self.group_name(page, action, facts)
+        fields = common_affix([action.gui[k].selector or "" for k in guards if action.gui[k].op == "type"])
+        typed = iter(fields)
+        for k, op in enumerate(action.gui):
+            kind, place, bind = self.place_op(page, action, k)
+            opener = op.op == "click" and k < last and op.selector not in self._commits and parent < 0
+            if opener:
+                kind = "opener"
+            menu = parent if parent >= 0 and op.op in ("click", "type", "select", "press", "repeat_click") else -1
+            # The widget's role belongs to the element that completes the move, and to the one that opens it;
+            # text typed and options picked before a submit are fields of the same widget.
+            owns = k == last or op.op in ("hover", "drag") or opener
+            pl = Placement(aid=aid, op=k, kind=kind, place=place, bind=bind, menu=menu, group=group,
+                           label_param=first_param(op.selector, names) if op.op == "drag" else -1,
+                           role=facts.role if owns else "", var=slot, value_param=facts.value_param,
+                           gkey=f"var:{slot}" if slot >= 0 and facts.role else f"action:{aid}")
+            if op.op == "type":
+                single = sum(o.op == "type" for o in action.gui) == 1
+                name = common_affix([op.selector or ""])[0] if single else next(typed, op.selector or "")
+                pl.field = (label_prefix(action) if single else "") or humanise(name)
+                pl.prefill = single and slot >= 0 and facts.role == "choice"
+            self.widget(pl, page, action, k, last, guards)
+            out.append(pl)
+            if op.op == "drag" and op.text:
+                tused = params_in(op.text) & set(names)
+                drop_place, drop_bind = ("form", -1) if not tused else (place, bind)
+                if tused:
+                    pi = names.index(sorted(tused)[0])
+                    view = self.required_view(page, action, names[pi])
+                    if view is not None:
+                        drop_place, drop_bind = f"view:{view}", pi
+                out.append(Placement(aid=aid, op=k, kind="drop", place=drop_place, bind=drop_bind, group=pl.group,
+                                     label_param=first_param(op.text, names), role=pl.role, var=pl.var,
+                                     gkey=pl.gkey, text="" if tused else f"Drag here to {humanise(action.name).lower()}"))
+            if (op.op == "hover" or opener or is_combobox(action, k)) and parent < 0:
+                parent = k
+        return out
+
+    def widget(self, pl: Placement, page: ir.Page, action: ir.Action, k: int, last: int, guards: list[int]) -> None:
+        """Refines a placement by the widget its action is: search box, form submit, date picker, modal, notice."""
+        op = action.gui[k]
+        sel = op.selector or ""
+        if op.op in ("type", "press") and "search" in sel and action.goto is not None:
+            pl.place, pl.role, pl.gkey = "search", "search", f"action:{pl.aid}"
+        elif k == last and guards and op.op == "click" and not params_in(sel):
+            typed = action.gui[guards[0]].op == "type"
+            pl.place = "form" if typed else "filters"
+            pl.role, pl.primary = "submit", typed
+            pl.text = humanise(action.name) if typed else "Apply"
+            pl.group = humanise(action.name) if typed else pl.group
+        elif pl.role and pl.bind < 0 and pl.place in ("actions", "chips") and pl.menu < 0 and pl.kind != "hover":
+            pl.place = "filters"
+        elif pl.bind >= 0 and pl.role != "choice" and pl.kind in ("button", "none"):
+            pl.text = row_label(action, action.params[pl.bind].name)
+        if is_calendar(action, self.spec):
+            opens = min(j for j, o in enumerate(action.gui) if o.op not in ("wait", "scroll_until_visible"))
+            pl.role = {opens: "calendar", last: "calendar-day"}.get(k, "calendar-next") if pl.kind != "none" else ""
+            if k == opens:
+                pl.place = "filters"
+        elif is_modal(action) and pl.kind == "opener":
+            pl.role = "modal"
+        elif is_modal(action) and k == last:
+            pl.text = "Confirm"
+        elif op.op == "drag" and (assigned := map_assign(action)) is not None:
+            pl.role, pl.var, pl.value_param = "drag-assign", self.slot_of(page, assigned[0])[0], assigned[1]  # type: ignore[index]
+            pl.group, pl.gkey = word(assigned[0]), f"var:{pl.var}"
+        if pl.place == "actions" and re.search(r"cookie|consent", sel) and not action.params:
+            pl.place = "notice"
+        if pl.place == "actions" and action.goto is not None:
+            here = [p.name for p in self.spec.pages].index(page.name)
+            there = [p.name for p in self.spec.pages].index(action.goto)
+            pl.primary = there > here and not re.search(r"back|cancel|edit|home|logo|modify|new", sel + action.name)
+        if pl.kind == "opener" and pl.role == "modal":
+            pl.primary = True
+
+    def group_name(self, page: ir.Page, action: ir.Action, facts: Facts) -> str:
+        """The heading of the widget an action is part of: what is being chosen, in the site's words."""
+        prefix = label_prefix(action)
+        if facts.var is None:
+            refs = [T.strip_optional(p.type) for p in action.params]
+            if not prefix and len(refs) == 1 and isinstance(refs[0], ir.RefType):
+                return f"{humanise(action.name)} {humanise(refs[0].table).lower()}"  # "Browse categories"
+            return prefix or humanise(action.name)
+        shown = self.var_show(page, facts.var)
+        if facts.role in ("check-add", "check-remove", "add"):
+            return humanise(shown["table"]) if shown["table"] else word(facts.var)
+        if facts.role in ("inc", "dec", "toggle", "clear"):
+            return word(facts.var)
+        return prefix or word(facts.var)
+
+    # ---------------------------------------------------------------- the page
     def page(self, index: int, page: ir.Page, first_aid: int) -> PageLayout:
-        layout = PageLayout(name=page.name, title=page.title or humanise(page.name), index=index)
+        layout = PageLayout(name=page.name, title=_page_title(self.spec, page), index=index,
+                            terminal=page.name in self.spec.site.terminals)
         carousels = self.carousels(page)
         self._carousel_buttons = set(carousels.values())
         self._paged = any(v.page_var for v in page.views)
-        self._commits = {a.gui[_last_live(a)].selector for a in page.actions if _last_live(a) >= 0}
+        self._commits = {a.gui[last_live(a)].selector for a in page.actions if last_live(a) >= 0}
         layout.views = [self.view_layout(page, v, carousels) for v in page.views]
+        facts = [action_facts(page, a) for a in page.actions]
+        pair_checklists(page, facts)
+        for j, action in enumerate(page.actions):
+            layout.placements.extend(self.place_action(first_aid + j, page, action, facts[j]))
+        self.finish_views(page, layout)
+        self.decide_detail(page, layout)
+        self.decide_steps(page, layout, first_aid)
+        self.decide_flow(page, layout)
+        self.decide_shown_vars(page, layout)
+        self.decide_hints(page, layout, first_aid)
+        places = {p.place.split(":")[0] for p in layout.placements}
+        layout.has_place = {name: name in places for name in PLACE_ORDER}
+        results = any(not v.hidden and (v.page_var >= 0 or self._sorted(page, v.name)) for v in layout.views)
+        if layout.detail_mode == "full":
+            layout.structure = "detail"
+        elif results:
+            layout.structure = "listing"
+        return layout
+
+    def _sorted(self, page: ir.Page, view: str) -> bool:
+        return any(v.name == view and v.order for v in page.views)
+
+    def finish_views(self, page: ir.Page, layout: PageLayout) -> None:
         bound = {p.place[5:] for p in layout.placements if p.place.startswith("view:")}
         sources = {v.source for v in page.views}
         for v in layout.views:
@@ -236,49 +450,102 @@ class LayoutDecider:
         else:  # no visible paginated view to hold them
             for p in layout.placements:
                 p.place = "actions" if p.place == "pager" else p.place
-        for j, action in enumerate(page.actions):
-            layout.placements.extend(self.place_action(first_aid + j, page, action))
-        shown = {v.table for v in layout.views}
+
+    def decide_detail(self, page: ir.Page, layout: PageLayout) -> None:
+        """A row reference carried onto the page is what the page is about (full) or a reminder (summary)."""
+        shown = {v.table for v in layout.views if not v.hidden}
+        arrivals = self.carried_in.get(page.name, {})
         for i, var in enumerate(page.vars):
             ref = var.type  # an optional reference is often unset: not worth a panel
-            if (isinstance(ref, ir.RefType) and ref.table in self.tables and layout.detail_var < 0
-                    and ref.table not in shown):
-                layout.detail_var, layout.detail_table = 1 + self.nsess + i, ref.table
-        places = {p.place.split(":")[0] for p in layout.placements}
-        layout.has_place = {name: name in places for name in PLACE_ORDER}
-        return layout
+            if not (isinstance(ref, ir.RefType) and ref.table in self.tables and ref.table not in shown
+                    and var.name in arrivals):
+                continue
+            layout.detail_var, layout.detail_table = 1 + self.nsess + i, ref.table
+            layout.detail_image = self.pictures.of(self.tables[ref.table])
+            layout.detail_cols = detail_columns(self.tables[ref.table], 5)
+            chosen = any(assigned_from_param(a, var.name) for a in arrivals[var.name])
+            layout.detail_mode = "full" if chosen else "summary"
+            return
+
+    def decide_steps(self, page: ir.Page, layout: PageLayout, first_aid: int) -> None:
+        """An int variable that actions require to equal a constant and set to constants: steps of one form."""
+        for i, var in enumerate(page.vars):
+            if not (isinstance(var.type, ir.IntType) and var.type.lo == 1 and 2 <= var.type.hi <= 6):
+                continue
+            step_of = {}
+            for j, a in enumerate(page.actions):
+                for c in requirements(a):
+                    if (isinstance(c, ir.Binary) and c.op == "==" and isinstance(c.left, ir.Name)
+                            and c.left.id == var.name and isinstance(c.right, ir.Lit) and isinstance(c.right.value, int)):
+                        step_of[first_aid + j] = c.right.value
+            sets = any(e.var == var.name and e.op == "assign" and isinstance(e.value, ir.Lit)
+                       for a in page.actions for e in a.effects)
+            if step_of and sets:
+                layout.steps = {"slot": 1 + self.nsess + i, "count": var.type.hi}
+                for p in layout.placements:
+                    p.step = step_of.get(p.aid, 0)
+                return
+
+    def decide_flow(self, page: ir.Page, layout: PageLayout) -> None:
+        """Pages titled "Checkout: shipping", "Checkout: payment", ... are steps of one flow."""
+        def split(title: str | None) -> tuple[str, str] | None:
+            if title and ":" in title:
+                head, tail = title.split(":", 1)
+                return head.strip(), tail.strip()
+            return None
+
+        mine = split(page.title)
+        if mine is None:
+            return
+        names = [s[1] for p in self.spec.pages if (s := split(p.title)) and s[0] == mine[0]]
+        if len(names) >= 2:
+            layout.flow = {"names": [n[:1].upper() + n[1:] for n in names], "current": names.index(mine[1]),
+                           "label": mine[0]}
+
+    def decide_hints(self, page: ir.Page, layout: PageLayout, first_aid: int) -> None:
+        """A main button that is disabled names the fields on the page that its preconditions still wait for."""
+        fields: dict[str, str] = {}
+        names = {1 + self.nsess + i: v.name for i, v in enumerate(page.vars)}
+        for p in layout.placements:
+            if p.var in names and (p.role or p.kind in ("select", "input")) and p.role != "submit":
+                fields.setdefault(names[p.var], p.group)
+        for p in layout.placements:
+            action = page.actions[p.aid - first_aid]
+            if not p.primary or action.params or p.op != last_live(action):
+                continue
+            for i, c in enumerate(requirements(action)):
+                label = next((fields[n] for n in sorted(unset_checks(c)) if n in fields), None)
+                if label and [i, label] not in p.hints and label not in [h[1] for h in p.hints]:
+                    p.hints.append([i, label])
+
+    def decide_shown_vars(self, page: ir.Page, layout: PageLayout) -> None:
+        """Carried-in values: those the results depend on head the page, the others form a summary."""
+        arrivals = self.carried_in.get(page.name, {})
+        changed = {e.var for a in page.actions if a.goto is None for e in a.effects}
+        read = set()
+        for v in page.views:
+            read |= expr_names(v.where) | {n for k in v.order for n in expr_names(k.expr) | expr_names(k.when)}
+        detail = page.vars[layout.detail_var - 1 - self.nsess].name if layout.detail_var >= 0 else None
+        for var in page.vars:
+            if var.name not in arrivals or var.name in changed or var.name == detail:
+                continue
+            shown = self.var_show(page, var.name)
+            shown["quote"] = var.name in ("query", "q", "term", "terms", "search", "keyword", "keywords")
+            (layout.context if var.name in read else layout.summary).append(shown)
 
 
-def _last_live(action: ir.Action) -> int:
-    """Index of the operation that completes the action (waits and scrolls complete nothing), or -1."""
-    live = [k for k, op in enumerate(action.gui) if op.op not in ("wait", "scroll_until_visible")]
-    return live[-1] if live else -1
+def _heading(view: str) -> str:
+    return {"hits": "Results", "results": "Results", "found": "Results", "lines": "Items in your cart",
+            "listing": "Products", "my_orders": "Your orders", "my_addresses": "Your addresses",
+            "my_cards": "Your cards", "carousel": "Featured", "bought": "Your order", "items": "Your order",
+            "free": "Available"}.get(view, humanise(view))
 
 
-def _first_param(template: str | None, names: list[str]) -> int:
-    for name in _PLACEHOLDER.findall(template or ""):
-        if name in names:
-            return names.index(name)
-    return -1
-
-
-def _is_combobox(action: ir.Action, k: int) -> bool:
-    """`type X "..."` followed by a click on a parameterised option: the options drop down from the field."""
-    ops = action.gui
-    if ops[k].op != "type" or k + 1 >= len(ops) or ops[k + 1].op != "click":
-        return False
-    return bool(_params_in(ops[k + 1].selector) & {p.name for p in action.params})
-
-
-def _conjuncts(e: ir.Expr) -> list[ir.Expr]:
-    if isinstance(e, ir.Binary) and e.op == "and":
-        return _conjuncts(e.left) + _conjuncts(e.right)
-    return [e]
-
-
-def _sets_page_var(page: ir.Page, action: ir.Action) -> bool:
-    names = {v.name for v in page.vars}
-    return any(e.op == "assign" and e.var in names and e.key is None for e in action.effects)
+def _page_title(spec: ir.Spec, page: ir.Page) -> str:
+    title = page.title or humanise(page.name)
+    if title.lower() in ("home", "index", "start") and page.name == spec.site.entry:
+        return f"Welcome to {spec.site.title or humanise(spec.site.name)}"
+    return title
 
 
 def decide_layout(spec: ir.Spec) -> list[PageLayout]:

@@ -13,10 +13,11 @@ from typing import Any
 import jinja2
 
 from fsmc import ir
-from fsmc.codegen.images import item_svg
+from fsmc.codegen.images import item_svg, logo_svg
 from fsmc.codegen.js import compile_runtime
 from fsmc.codegen.layout import PageLayout, decide_layout, humanise, layout_json
 from fsmc.codegen.npm import NODE_MODULES, TEMPLATES
+from fsmc.codegen.present import columns_json, decide_pictures, price_index, site_copy, title_index
 from fsmc.codegen.themes import THEMES, Theme, default_theme, theme_json
 from fsmc.semantics import types as T
 
@@ -24,7 +25,8 @@ SITE_TEMPLATES = TEMPLATES / "site"
 MANIFEST = ".fsmc-manifest.json"
 MAX_IMAGE_ROWS = 2000
 # Files copied as they are: generic for every site.
-STATIC = ("src/fsmc/lib.js", "src/fsmc/machine.js", "src/fsmc/store.js")
+STATIC = ("src/fsmc/lib.js", "src/fsmc/machine.js", "src/fsmc/store.js", "src/fsmc/format.js")
+_CURRENCY = re.compile(r"[£€$¥]")
 
 
 @dataclass
@@ -59,75 +61,59 @@ class SiteWriter:
         self.env = _env()
         self.layouts = decide_layout(spec)
 
-    def add(self, rel: str, text: str | bytes, template: str, span: ir.Span | None = None) -> None:
+    def add(self, rel: str, text: str | bytes, template: str, span: ir.Span | None = None, verbatim: bool = False) -> None:
         self.files[rel] = text.encode("utf-8") if isinstance(text, str) else text
         self.sources[rel] = {"template": template, "spec": str(span or self.spec.site.span)}
+        if verbatim:
+            self.sources[rel]["verbatim"] = "yes"
 
     def render(self, rel: str, template: str, span: ir.Span | None = None, **ctx: Any) -> None:
         self.add(rel, self.env.get_template(template).render(**ctx), f"templates/site/{template}", span)
 
     # ---------------------------------------------------------------- decisions
-    def image_tables(self) -> set[str]:
-        tables = {v.table for lay in self.layouts for v in lay.views}
-        return tables | {lay.detail_table for lay in self.layouts if lay.detail_table}
-
     def tables_data(self) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
         data: dict[str, Any] = {}
         images: dict[str, dict[str, str]] = {}
-        with_images = self.image_tables()
+        pictures = decide_pictures(self.spec)
         for t in self.spec.tables:
             cols = [c.name for c in t.columns]
-            title = cols[_title_index(t)]
-            data[t.name] = {"key": t.key, "columns": cols, "title": title,
+            title = cols[title_index(t)]
+            data[t.name] = {"key": t.key, "columns": cols, "title": title, "price": price_index(t), "show": columns_json(t),
                             "refs": [c.type[4:] if c.type.startswith("ref:") else None for c in t.columns],
                             "nums": [c.type == "num" for c in t.columns], "rows": [list(r) for r in t.rows]}
-            if t.name in with_images and len(t.rows) <= MAX_IMAGE_ROWS:
-                k, ti = cols.index(t.key) if t.key in cols else 0, cols.index(title)
-                images[t.name] = {}
-                for i, r in enumerate(t.rows):
-                    path = f"img/{t.name}/{i}.svg"
-                    images[t.name][str(r[k])] = path
-                    self.add(f"public/{path}", item_svg(t.name, r[k], str(r[ti] or "")), "fsmc/codegen/images.py", t.span)
+            if t.name not in pictures.own | pictures.logos or len(t.rows) > MAX_IMAGE_ROWS:
+                continue
+            k, ti = cols.index(t.key) if t.key in cols else 0, cols.index(title)
+            draw = logo_svg if t.name in pictures.logos else item_svg
+            images[t.name] = {}
+            for i, r in enumerate(t.rows):
+                path = f"img/{t.name}/{i}.svg"
+                images[t.name][str(r[k])] = path
+                self.add(f"public/{path}", draw(t.name, r[k], str(r[ti] or "")), "fsmc/codegen/images.py", t.span)
         return data, images
 
-    def var_info(self) -> dict[str, Any]:
-        def info(v: ir.Var, slot: int) -> dict[str, Any]:
+    def header_info(self) -> dict[str, Any]:
+        """Session values a site's header shows: the cart's size and who is signed in."""
+        cart = user = None
+        for i, v in enumerate(self.spec.session):
             base = T.strip_optional(v.type)
-            table = None
-            if isinstance(base, ir.RefType):
-                table = base.table
-            elif isinstance(base, ir.SetType) and isinstance(T.strip_optional(base.elem), ir.RefType):
-                table = T.strip_optional(base.elem).table  # type: ignore[union-attr]
-            elif isinstance(base, ir.MapType) and isinstance(T.strip_optional(base.key), ir.RefType):
-                table = T.strip_optional(base.key).table  # type: ignore[union-attr]
-            return {"slot": slot, "label": humanise(v.name), "kind": base.kind, "table": table}
-
-        n = len(self.spec.session)
-        pages = []
-        for page, lay in zip(self.spec.pages, self.layouts, strict=True):
-            shown = _visible_vars(page)
-            pages.append([info(v, 1 + n + i) for i, v in enumerate(page.vars)
-                          if v.name in shown and 1 + n + i != lay.detail_var])
-        return {"session": [info(v, 1 + i) for i, v in enumerate(self.spec.session)], "pages": pages}
+            if (cart is None and isinstance(base, ir.MapType) and isinstance(T.strip_optional(base.key), ir.RefType)
+                    and isinstance(T.strip_optional(base.value), ir.IntType)):
+                cart = {"slot": 1 + i}
+            elif user is None and isinstance(v.type, ir.OptionalType) and isinstance(base, ir.RefType):
+                user = {"slot": 1 + i, "table": base.table}
+        return {"cart": cart, "user": user}
 
     def site_meta(self) -> dict[str, Any]:
         title = self.spec.site.title or humanise(self.spec.site.name)
-        return {"name": self.spec.site.name, "title": title,
-                "banner": f"Welcome to {title} — free delivery on orders over $50 · easy 30-day returns",
-                "tagline": f"{title}: quality picked by people who use it."}
+        symbols = _CURRENCY.findall(" ".join(t.instruction for t in self.spec.tasks))
+        currency = symbols[0] if symbols else "$"
+        return {"name": self.spec.site.name, "title": title, "currency": currency, "header": self.header_info(),
+                **site_copy(self.spec, title, currency)}
 
     def page_context(self, page: ir.Page, lay: PageLayout) -> dict[str, Any]:
-        kinds = {p.kind for p in lay.placements if p.place == "form"}
-        form_title = "Search" if "input" in kinds and all(
-            "search" in (self.action_of(p.aid).gui[p.op].selector or "") for p in lay.placements
-            if p.place == "form" and p.kind == "input") else ("Your details" if "input" in kinds else "Options")
-        return {"name": page.name, "index": lay.index, "span": str(page.span), "detail_var": lay.detail_var,
-                "detail_table": lay.detail_table, "form_title": form_title,
-                "sidebar": lay.has_place.get("form", False) or lay.has_place.get("filters", False),
-                "views": [{"heading": _heading(v.name), "hidden": v.hidden} for v in lay.views]}
-
-    def action_of(self, aid: int) -> ir.Action:
-        return [a for p in self.spec.pages for a in p.actions][aid]
+        return {"name": page.name, "index": lay.index, "span": str(page.span), "structure": lay.structure,
+                "detail": lay.detail_mode == "full", "views": [{"hidden": v.hidden} for v in lay.views]}
 
     # ---------------------------------------------------------------- files
     def collect(self) -> None:
@@ -149,13 +135,13 @@ class SiteWriter:
                  "  t.byKey = Object.create(null)\n  for (const r of t.rows) t.byKey[r[k]] = r\n}\n",
                  "fsmc/codegen/site.py", site.span)
         self.add("src/site.js", _js_const("SITE", self.site_meta()) + _js_const("THEME", theme_json(self.theme))
-                 + _js_const("LAYOUT", layout_json(self.layouts)) + _js_const("VAR_INFO", self.var_info()),
+                 + _js_const("LAYOUT", layout_json(self.layouts)),
                  "fsmc/codegen/layout.py", site.span)
         for rel in STATIC:
-            self.add(rel, (SITE_TEMPLATES / rel).read_bytes(), f"templates/site/{rel}")
+            self.add(rel, (SITE_TEMPLATES / rel).read_bytes(), f"templates/site/{rel}", verbatim=True)
         for vue in sorted((SITE_TEMPLATES / "src" / "components").glob("*.vue")):
             rel = f"src/components/{vue.name}"
-            self.add(rel, vue.read_bytes(), f"templates/site/{rel}")
+            self.add(rel, vue.read_bytes(), f"templates/site/{rel}", verbatim=True)
 
     def write(self) -> SiteProject:
         self.collect()
@@ -190,42 +176,6 @@ def _link_node_modules(root: Path) -> None:
     elif link.is_dir():
         shutil.rmtree(link)
     link.symlink_to(target, target_is_directory=True)
-
-
-def _title_index(t: ir.Table) -> int:
-    for name in ("title", "name", "label", "subject"):
-        for i, c in enumerate(t.columns):
-            if c.name == name:
-                return i
-    return next((i for i, c in enumerate(t.columns) if c.type == "str" and c.name != t.key), 0)
-
-
-def _heading(view: str) -> str:
-    return {"hits": "Results", "results": "Results", "lines": "Items in your cart"}.get(view, humanise(view))
-
-
-def _names(e: ir.Expr | None) -> set[str]:
-    if e is None:
-        return set()
-    if isinstance(e, ir.Name):
-        return {e.id}
-    out: set[str] = set()
-    for f in type(e).model_fields:
-        v = getattr(e, f)
-        for x in v if isinstance(v, tuple) else (v,):
-            if isinstance(x, ir.Node) and not isinstance(x, ir.Span):
-                out |= _names(x)  # type: ignore[arg-type]
-    return out
-
-
-def _visible_vars(page: ir.Page) -> set[str]:
-    """Page variables worth showing: changed on the page without leaving it, or read by its views."""
-    shown = {e.var for a in page.actions if a.goto is None for e in a.effects}
-    for v in page.views:
-        shown |= _names(v.where) | {n for k in v.order for n in _names(k.expr) | _names(k.when)}
-        if v.page_var:
-            shown.add(v.page_var)
-    return shown & {v.name for v in page.vars}
 
 
 def generate(spec: ir.Spec, out: Path | str = "generated_sites", theme: str | None = None) -> SiteProject:

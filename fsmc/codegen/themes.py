@@ -12,8 +12,10 @@ from fsmc import ir
 @dataclass(frozen=True)
 class Theme:
     name: str
-    sidebar: bool  # filters and forms in a left sidebar, or in a bar above the content
+    sidebar: str  # where filters go: left | right | top (a bar above the results)
     columns: int  # cards per row
+    card: str  # shadow | outline | flat
+    header_style: str  # bar | split (coloured) | centered | stacked (brand above a navigation strip)
     bg: str
     surface: str
     text: str
@@ -22,31 +24,36 @@ class Theme:
     accent_text: str
     border: str
     banner_bg: str
+    banner_text: str
     font: str
     heading_font: str
     font_size: int  # px
     radius: int  # px
     gap: int  # px: density
-    header_style: str  # bar | centered | split
+    width: int  # px: the content column's width at 1280 wide
 
 
 THEMES: dict[str, Theme] = {t.name: t for t in (
-    Theme("harbor", sidebar=True, columns=3, bg="#f4f6f9", surface="#ffffff", text="#1c2430", muted="#5d6b7e",
-          accent="#1f5fbf", accent_text="#ffffff", border="#d7dee8", banner_bg="#e3ecfa",
-          font="'Helvetica Neue', Arial, sans-serif", heading_font="'Helvetica Neue', Arial, sans-serif",
-          font_size=15, radius=8, gap=16, header_style="bar"),
-    Theme("bazaar", sidebar=True, columns=4, bg="#fffaf3", surface="#ffffff", text="#2b2118", muted="#7a6a58",
-          accent="#d9480f", accent_text="#ffffff", border="#efdcc6", banner_bg="#ffe8cc",
-          font="Verdana, Geneva, sans-serif", heading_font="'Trebuchet MS', sans-serif",
-          font_size=13, radius=3, gap=8, header_style="split"),
-    Theme("gazette", sidebar=False, columns=2, bg="#fbf8f1", surface="#fffdf8", text="#222222", muted="#6b6459",
-          accent="#7a1f2b", accent_text="#fffdf8", border="#ddd3c2", banner_bg="#f1e8d6",
-          font="Georgia, 'Times New Roman', serif", heading_font="'Palatino Linotype', Palatino, serif",
-          font_size=16, radius=0, gap=22, header_style="centered"),
-    Theme("midnight", sidebar=False, columns=4, bg="#14171f", surface="#1e2330", text="#e8ecf3", muted="#9aa5b8",
-          accent="#37c89b", accent_text="#0d1f19", border="#2e3546", banner_bg="#22304a",
-          font="'DejaVu Sans', 'Segoe UI', sans-serif", heading_font="'DejaVu Sans Mono', monospace",
-          font_size=14, radius=12, gap=12, header_style="bar"),
+    Theme("harbor", sidebar="left", columns=3, card="shadow", header_style="bar",
+          bg="#f4f6f9", surface="#ffffff", text="#1c2430", muted="#5d6b7e", accent="#1f5fbf", accent_text="#ffffff",
+          border="#d7dee8", banner_bg="#1c2430", banner_text="#e9eef6",
+          font="'Liberation Sans', Arial, Helvetica, sans-serif", heading_font="'Liberation Sans', Arial, sans-serif",
+          font_size=15, radius=8, gap=16, width=1200),
+    Theme("bazaar", sidebar="left", columns=4, card="flat", header_style="split",
+          bg="#fffaf3", surface="#ffffff", text="#2b2118", muted="#7a6a58", accent="#d9480f", accent_text="#ffffff",
+          border="#efdcc6", banner_bg="#ffe8cc", banner_text="#7a2e05",
+          font="'DejaVu Sans', Verdana, Geneva, sans-serif", heading_font="'DejaVu Sans Condensed', 'DejaVu Sans', sans-serif",
+          font_size=13, radius=3, gap=9, width=1264),
+    Theme("gazette", sidebar="top", columns=2, card="outline", header_style="centered",
+          bg="#fbf8f1", surface="#fffdf8", text="#222222", muted="#6b6459", accent="#7a1f2b", accent_text="#fffdf8",
+          border="#ddd3c2", banner_bg="#efe6d2", banner_text="#4a3b22",
+          font="'Liberation Serif', Georgia, 'Times New Roman', serif", heading_font="'DejaVu Serif', Georgia, serif",
+          font_size=16, radius=0, gap=22, width=1040),
+    Theme("midnight", sidebar="right", columns=4, card="shadow", header_style="stacked",
+          bg="#14171f", surface="#1e2330", text="#e8ecf3", muted="#9aa5b8", accent="#37c89b", accent_text="#0d1f19",
+          border="#2e3546", banner_bg="#37c89b", banner_text="#0d1f19",
+          font="'DejaVu Sans', 'Segoe UI', sans-serif", heading_font="'Liberation Sans Narrow', 'DejaVu Sans Condensed', sans-serif",
+          font_size=14, radius=12, gap=13, width=1232),
 )}
 
 

@@ -140,3 +140,21 @@ export function _fmt2(v) {
 }
 
 export function _pyslice(x, lo, hi) { return x.slice(lo, hi) }
+
+// ---------------------------------------------------------------- display (labels a person reads; never selectors)
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
+const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
+
+export function _prettyDate(iso) {
+  const [y, m, d] = iso.split('-').map(Number)
+  return `${WEEKDAYS[new Date(Date.UTC(y, m - 1, d)).getUTCDay()]} ${d} ${MONTHS[m - 1]} ${y}`
+}
+
+export function _disp(v) {
+  // A value in words: "price_asc" -> "price: low to high", "under_50" -> "under 50", ISO dates as dates.
+  if (typeof v !== 'string') return _fmt(v)
+  if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return _prettyDate(v)
+  const order = v.match(/^(.+)_(asc|desc)$/)
+  if (order) return `${order[1].replace(/_/g, ' ')}: ${order[2] === 'asc' ? 'low to high' : 'high to low'}`
+  return v.replace(/_/g, ' ')
+}

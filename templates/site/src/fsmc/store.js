@@ -3,7 +3,8 @@
 import { reactive, shallowRef, computed } from 'vue'
 import { ACTIONS, PAGES, VIEWS } from './runtime.js'
 import { BY_PAGE, enabled, fromJson, initial, isEnabled, toJson } from './machine.js'
-import { _fmt } from './lib.js'
+import { _disp, _eq, _fmt } from './lib.js'
+import { cap, rowTitle } from './format.js'
 import { LAYOUT, SITE } from '../site.js'
 import { TABLES } from '../data.js'
 
@@ -19,7 +20,10 @@ function restore() {
 }
 
 export const state = shallowRef(restore())
-export const ui = reactive({ inputs: {}, selects: {}, open: {}, toast: '', toastSeq: 0, carousel: {}, dragging: null })
+// What the UI holds beside the FSM state: typed text, picked options, open menus, a calendar's month, form
+// errors. None of it is state: a move clears it, and the harness never reports it.
+export const ui = reactive({ inputs: {}, selects: {}, open: {}, toast: '', toastSeq: 0, carousel: {}, month: {},
+  errors: {}, dragging: null, hovering: null })
 
 function persist() {
   try { window.sessionStorage.setItem(STORAGE_KEY, JSON.stringify(toJson(state.value))) } catch (err) { /* private mode */ }
@@ -39,16 +43,21 @@ function setState(next, { clearUi } = { clearUi: false }) {
     ui.selects = {}
     ui.carousel = {}
     ui.open = {}
+    ui.month = {}
+    ui.errors = {}
     window.scrollTo(0, 0)
   }
+  if (pageChanged) ui.hovering = null  // the pointer may still rest on the element: no second hover on this page
   persist()
   syncUrl()
 }
 
 function commit(mv) {
+  // Every move clears what the UI held (typed text, open menus, a carousel's slide, the scroll position):
+  // once settled, the page shows a function of the FSM state alone, however the state was reached. That is
+  // what lets replay reuse one screenshot per state (fsmc/replay/engine.py).
   const label = mv.action.label ? mv.action.label(state.value, mv.args) : ''
-  setState(mv.action.step(state.value, mv.args))
-  ui.open = {}
+  setState(mv.action.step(state.value, mv.args), { clearUi: true })
   if (label) { ui.toast = label; ui.toastSeq += 1 }
 }
 
@@ -80,24 +89,53 @@ function guardsHold(ops, s, args) {
 // event on this element, and whose earlier typed text and picked options match, is executed.
 export function fire(kind, testid, value = null) {
   const s = state.value
+  let refused = null
   for (const mv of enabled(s)) {
     const ops = liveOps(mv.action)
     if (!ops.length) continue
     if (!commitMatches(ops[ops.length - 1], kind, testid, value, s, mv.args)) continue
-    if (!guardsHold(ops.slice(0, -1), s, mv.args)) continue
+    if (!guardsHold(ops.slice(0, -1), s, mv.args)) { refused = refused || mv; continue }
     commit(mv)
     return true
   }
+  if (refused && kind === 'click') validate(testid, refused, s)
   return false
+}
+
+function validate(testid, mv, s) {
+  // A form submitted with fields that match no move: say so, as a site's validation would; nothing changes.
+  const fields = liveOps(mv.action).slice(0, -1).filter((op) => op.op === 'type')
+  if (!fields.length) return
+  const empty = fields.some((op) => !(ui.inputs[op.sel(s, mv.args)] ?? ''))
+  ui.errors[testid] = empty ? 'Please fill in every field.' : 'Those details do not match our records. Please check and try again.'
+}
+
+// Hovering is a real pointer movement over the element: a layout change that slides an element under a
+// resting pointer (Chromium then sends mouseenter but no mousemove) must not count as hovering it.
+export function hoverMove(testid) {
+  if (ui.hovering === testid) return
+  ui.hovering = testid
+  fire('hover', testid)
+}
+
+export function hoverLeave(testid) {
+  if (ui.hovering === testid) ui.hovering = null
 }
 
 export function toggleOpen(testid) {
   ui.open[testid] = !ui.open[testid]
+  ui.month = {}
   fire('click', testid)
+}
+
+export function closeMenus() {
+  ui.open = {}
+  ui.month = {}
 }
 
 export function typeInto(testid, text) {
   ui.inputs[testid] = text
+  ui.errors = {}
   fire('type', testid, text)
 }
 
@@ -132,12 +170,11 @@ function label(action, s, args) {
 
 function argLabel(action, args, i) {
   const t = action.paramTables[i]
-  const r = t ? row(t, args[i]) : null
-  return r ? String(r[TABLES[t].title]) : _fmt(args[i])
+  return t ? rowTitle(t, args[i]) : cap(_disp(args[i]))
 }
 
 function optionLabel(action, op, s, args) {
-  // An option shows the row's title for row references, else its text.
+  // An option shows the row's title for row references, else its text in words.
   const text = op.text(s, args)
   const dom = action.domains
   for (let i = 0; i < args.length; i++) {
@@ -145,7 +182,26 @@ function optionLabel(action, op, s, args) {
     if (t && args[i] !== null) { const r = row(t, args[i]); if (r) return r[TABLES[t].title] }
     if (args[i] === null && dom[i].length) return 'Any'
   }
-  return text === '' ? 'Any' : text
+  return text === '' ? 'Any' : cap(_disp(text))
+}
+
+function argOf(pl, args) {
+  for (const i of [pl.value_param, pl.bind, pl.label_param]) if (i >= 0) return args[i]
+  return args.length === 1 ? args[0] : null
+}
+
+function elementLabel(pl, action, op, s, args, isCommit) {
+  // What the element says: a fixed text, the option it stands for, or the action's label.
+  if (pl.text) return pl.text
+  const ops = action.gui
+  const optionLike = ['choice', 'check-add', 'check-remove', 'add', 'drag-assign'].includes(pl.role) && pl.bind < 0
+  if (pl.role === 'modal') return label(action, s, args)  // the dialog's opener starts its one action
+  if (pl.role === 'calendar-day') { const d = argOf(pl, args); return String(typeof d === 'string' ? Number(d.slice(8)) : d) }
+  if (optionLike && pl.menu >= 0 && ops[pl.menu].op === 'hover') return 'Select'
+  if (optionLike && pl.value_param >= 0) return argLabel(action, args, pl.value_param)
+  if (pl.label_param >= 0) return argLabel(action, args, pl.label_param)
+  if (pl.kind === 'hover' && args.length) return argLabel(action, args, 0)
+  return isCommit && pl.kind !== 'input' ? label(action, s, args) : humanTestid(op.sel(s, args))
 }
 
 // Every element of the current page, keyed by data-testid: each testid is rendered exactly once,
@@ -160,7 +216,9 @@ export const catalogue = computed(() => {
   const claim = (testid, kind, place, rowKey, make) => {
     let el = byId.get(testid)
     if (!el) {
-      el = { testid, kind, place, rowKey, label: '', enabled: false, options: [], value: null, children: [], menuOf: null }
+      el = { testid, kind, place, rowKey, label: '', enabled: false, options: [], value: null, children: [], menuOf: null,
+        role: '', var: -1, arg: null, gkey: `el:${testid}`, group: '', field: '', step: 0, primary: false, typed: null,
+        suggestions: [] }
       make(el)
       byId.set(testid, el)
       ;(places[place] ||= []).push(el)
@@ -184,11 +242,18 @@ export const catalogue = computed(() => {
       const place = pl.place.startsWith('view:') ? `${pl.place}:${args[pl.bind]}` : pl.place
       const el = claim(testid, pl.kind, pl.menu >= 0 ? `menu:${ops[pl.menu].sel(s, args)}` : place,
         pl.bind >= 0 ? args[pl.bind] : null, (e) => {
-          e.label = pl.label_param >= 0 ? argLabel(action, args, pl.label_param) : (isCommit && pl.kind !== 'input' ? label(action, s, args) : humanTestid(testid))
+          e.label = elementLabel(pl, action, op, s, args, isCommit)
           e.group = pl.group
           e.displayVar = action.displaySlot ?? -1
+          Object.assign(e, { role: pl.role, var: pl.var, arg: argOf(pl, args), gkey: pl.gkey, field: pl.field,
+            step: pl.step, primary: pl.primary, aid: action.id, hints: pl.hints, prefill: pl.prefill,
+            varTable: pl.value_param >= 0 ? action.paramTables[pl.value_param] : null })
+          if (pl.menu >= 0 && ops[pl.menu].op === 'type') e.typed = ops[pl.menu].text(s, args)
+          if (pl.role === 'search') e.suggestions = [...new Set(action.moves.map((m) => op.text(s, m)))].slice(0, 8)
         })
-      if (isCommit && on && !el.fromEnabled) { el.enabled = true; el.fromEnabled = true; if (pl.label_param < 0 && pl.kind !== 'input') el.label = label(action, s, args) }
+      if (el.step !== pl.step) el.step = 0  // shared by elements of different steps: shown on every step
+      const plain = !pl.text && !['choice', 'check-add', 'check-remove', 'add', 'calendar-day'].includes(pl.role) && pl.label_param < 0
+      if (isCommit && on && !el.fromEnabled) { el.enabled = true; el.fromEnabled = true; if (plain && pl.kind !== 'input' && pl.kind !== 'hover') el.label = label(action, s, args) }
       if (!isCommit) el.enabled = true
       if (pl.kind === 'select') {
         const value = op.text(s, args)
@@ -222,8 +287,41 @@ export const catalogue = computed(() => {
   return { places, byId }
 })
 
+// The elements of a place that the current step of a multi-step form shows.
 export function placed(place) {
-  return (catalogue.value.places[place] || [])
+  const steps = page.value.steps
+  const now = steps && steps.slot !== undefined ? state.value[steps.slot] : 0
+  return (catalogue.value.places[place] || []).filter((el) => !el.step || el.step === now)
+}
+
+// The widgets of a place: its elements grouped by the widget they belong to, in order of appearance.
+export function widgets(place) {
+  const out = []
+  for (const el of placed(place)) {
+    let g = out.find((x) => x.gkey === el.gkey)
+    if (!g) { g = { gkey: el.gkey, group: el.group, els: [] }; out.push(g) }
+    g.els.push(el)
+  }
+  return out
+}
+
+export function missing(el) {
+  // The fields a disabled main button still waits for (its failing preconditions that a field on the page sets).
+  if (el.enabled || !el.hints || !el.hints.length) return []
+  const parts = ACTIONS[el.aid].parts
+  return el.hints.filter(([i]) => !parts[i](state.value, [], {})).map(([, label]) => label)
+}
+
+const CHOOSABLE = new Set(['choice', 'clear', 'add', 'check-add', 'check-remove', 'toggle', 'calendar-day'])
+
+export function chosen(el) {
+  // The option an element stands for is the variable's current value (or, in a set, one of its values).
+  if (el.var < 0 || !CHOOSABLE.has(el.role)) return false
+  const v = state.value[el.var]
+  if (['add', 'check-add', 'check-remove'].includes(el.role)) return Array.isArray(v) && v.some((x) => _eq(x, el.arg))
+  if (el.role === 'clear') return v === null || (Array.isArray(v) && !v.length)
+  if (el.role === 'toggle') return v === true
+  return _eq(v, el.arg)
 }
 
 export function humanTestid(testid) {

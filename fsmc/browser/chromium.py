@@ -1,0 +1,87 @@
+"""Debian's Chromium through Playwright: launched offline, one isolated 1280×720 context per site, fake time."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, field
+from typing import Any
+
+VIEWPORT = {"width": 1280, "height": 720}
+# Off the network (no background services), and rendering that does not depend on timing or the GPU:
+# no smooth scrolling, no overlay scrollbars appearing and fading, no font hinting differences.
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+    "--disable-smooth-scrolling",
+    "--hide-scrollbars",
+    "--font-render-hinting=none",
+]
+HARNESS_READY = "() => window.__fsmc !== undefined"
+
+
+class BrowserMissing(RuntimeError):
+    """Chromium (or Playwright) is not installed."""
+
+
+def chromium_path() -> str:
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        raise BrowserMissing("Chromium was not found on PATH: run `bash scripts/setup.sh` (Debian package `chromium`)")
+    return path
+
+
+@dataclass
+class Isolation:
+    """Lets the browser reach only the site under test; counts (and keeps a few of) the requests it blocks."""
+
+    origin: str
+    blocked: int = 0
+    blocked_urls: list[str] = field(default_factory=list)
+
+    def allows(self, url: str) -> bool:
+        return url.startswith(self.origin) or url.startswith(("data:", "blob:"))
+
+    def _block(self, url: str) -> None:
+        self.blocked += 1
+        if len(self.blocked_urls) < 20:
+            self.blocked_urls.append(url)
+
+    async def route(self, route: Any) -> None:
+        if self.allows(route.request.url):
+            await route.continue_()
+        else:
+            self._block(route.request.url)
+            await route.abort("blockedbyclient")
+
+
+async def launch(playwright: Any) -> Any:
+    """A headless Chromium from `async_playwright()`."""
+    try:
+        return await playwright.chromium.launch(executable_path=chromium_path(), args=CHROMIUM_ARGS, headless=True)
+    except BrowserMissing:
+        raise
+    except Exception as err:  # Playwright raises its own Error type for a browser that will not start
+        raise BrowserMissing(f"Chromium did not start: {str(err).splitlines()[0]}") from None
+
+
+async def open_site(browser: Any, url: str, isolation: Isolation, *, fake_time: bool = True) -> Any:
+    """A page on the site in a fresh context: 1280×720, reduced motion, isolated, timers under our control.
+
+    With fake time the page's clock only moves when we say so (`page.clock.run_for`): toasts and
+    delays elapse instantly and identically on every run, which keeps screenshots deterministic.
+    """
+    context = await browser.new_context(viewport=VIEWPORT, device_scale_factor=1, reduced_motion="reduce",
+                                        service_workers="block", locale="en-GB", timezone_id="UTC")
+    await context.route("**/*", isolation.route)
+    if fake_time:
+        await context.clock.install(time=0)
+        await context.clock.pause_at(1000)
+    page = await context.new_page()
+    await page.goto(url, wait_until="load")
+    await page.wait_for_function(HARNESS_READY, timeout=10_000)
+    return page

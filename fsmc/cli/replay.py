@@ -1,0 +1,111 @@
+"""`fsmc replay`: execute enumerated trajectories in Chromium through a built site; keep the ones that hold."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE
+
+NAME = "replay"
+HELP = "Replay the trajectories of OUT/ in Chromium through a built site, grounding every step; write DATA/."
+DESCRIPTION = HELP + """
+
+Every atomic GUI operation finds its element by data-testid, scrolls it into view when needed, takes
+its bounding box and acts at its centre with the mouse and keyboard. Each step is recorded with the
+screenshot before it (1280x720), pixel and normalised coordinates, the element's box and the URL;
+after each move the site's state must equal the semantics' state. A trajectory is kept only if every
+step executed and every state matched; rejected ones are counted by reason in DATA/report.json.
+
+Each distinct transition is proven once through the UI and reused by every trajectory that takes it.
+Interrupt at any time (Ctrl-C, or a kill) and run the same command again: finished trajectories are
+not redone and the result is the same as an uninterrupted run's.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.description = DESCRIPTION
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("out", help="an `fsmc enumerate` output folder")
+    parser.add_argument("--site", required=True, help="the built site: generated_sites/<site>, its dist/, or its name")
+    parser.add_argument("-o", "--data", required=True, help="folder for the replayed data (resumed if it exists)")
+    parser.add_argument("--workers", type=int, default=max(2, min(8, 2 * (os.cpu_count() or 1))),
+                        help="browser pages working at once (default: two per core)")
+    parser.add_argument("--limit", type=int, help="replay only the first N trajectories")
+    parser.add_argument("--image-format", choices=("jpeg", "png"), default="jpeg",
+                        help="screenshot encoding: jpeg (default, quality 90: faster and smaller) or png (lossless)")
+    parser.add_argument("--restart", action="store_true", help="discard what DATA holds and start over")
+
+
+@contextmanager
+def progress(total_hint: str) -> Iterator[Callable[[Any], None]]:
+    """A progress bar on a terminal; otherwise a plain line every few seconds."""
+    start = time.perf_counter()
+    if sys.stderr.isatty():
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        with Progress(TextColumn(total_hint), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
+                      TimeRemainingColumn(), transient=True) as bar:
+            task = bar.add_task("replay", total=None, info="")
+
+            def show(stats: Any) -> None:
+                done = stats.kept + sum(stats.rejected.values())
+                rate = stats.steps / max(1e-9, time.perf_counter() - start)
+                bar.update(task, total=stats.trajectories, completed=done,
+                           info=f"{rate:,.0f} steps/s, {sum(stats.rejected.values())} rejected")
+
+            yield show
+        return
+    last = [start]
+
+    def line(stats: Any) -> None:
+        done = stats.kept + sum(stats.rejected.values())
+        now = time.perf_counter()
+        if now - last[0] >= 10 or done == stats.trajectories:
+            last[0] = now
+            print(f"{total_hint}: {done:,}/{stats.trajectories:,} trajectories, {stats.steps:,} steps, "
+                  f"{sum(stats.rejected.values())} rejected", file=sys.stderr, flush=True)
+
+    yield line
+
+
+def run(args: argparse.Namespace) -> int:
+    from fsmc.browser import BrowserMissing
+    from fsmc.replay import InputError, replay
+
+    if args.workers < 1 or (args.limit is not None and args.limit < 1):
+        print("error: --workers and --limit must be at least 1", file=sys.stderr)
+        return EXIT_ERRORS
+    try:
+        with progress("fsmc replay") as show:
+            summary, stats = replay(args.out, args.site, args.data, workers=args.workers, limit=args.limit,
+                                    image_format=args.image_format, restart=args.restart,
+                                    on_progress=show)
+    except (InputError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_UNREADABLE
+    except BrowserMissing as err:
+        print(f"error: {err}", file=sys.stderr)
+        return EXIT_ERRORS
+    _report(args.data, summary, stats)
+    return EXIT_OK if summary["kept"] else EXIT_ERRORS
+
+
+def _report(data: str, summary: dict[str, Any], stats: Any) -> None:
+    reasons = ", ".join(f"{n} {r.replace('_', ' ')}" for r, n in summary["rejected_by_reason"].items() if n)
+    rate = stats.steps / stats.seconds if stats.seconds else 0.0
+    print(f"{data}: {summary['kept']:,}/{summary['trajectories']:,} trajectories kept"
+          + (f" ({summary['rejected']:,} rejected: {reasons})" if summary["rejected"] else "")
+          + f"; {summary['steps']:,} steps, {summary['screenshots']:,} screenshots")
+    print(f"this run: {stats.transitions:,} transitions proven in the browser, {stats.screenshots:,} screenshots, "
+          f"{stats.seconds:.1f} s ({rate:,.0f} dataset steps/s)"
+          + (f", {stats.resumed:,} trajectories resumed" if stats.resumed else "")
+          + (f"; {stats.blocked_requests} requests outside the site blocked" if stats.blocked_requests else ""))
+    if stats.view_mismatches:
+        print(f"warning: {stats.view_mismatches} of {stats.view_checks} sampled views reached through the UI "
+              "differ from the stored view of the same state", file=sys.stderr)

@@ -1,0 +1,106 @@
+"""`fsmc replay`: enumerated trajectories executed in Chromium through a built site, grounded and filtered.
+
+    from fsmc.replay import replay
+    summary = replay("out/shop", "generated_sites/shop", "data/shop")
+
+DATA/ receives trajectories.jsonl (every input trajectory, in input order: kept ones with their
+atomic steps, rejected ones with the reason), screens/ (content-addressed JPEG or PNG screenshots, 1280×720),
+report.json (counts by outcome and reason), manifest.json, and runs.jsonl (one line per run: time,
+browser work done, requests blocked). The same inputs give the same files, whether the run was
+interrupted and resumed or not; progress.jsonl is the journal that makes resuming possible.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from fsmc import __version__
+from fsmc.browser import REASONS, find_dist
+from fsmc.replay.engine import SCREENS, Replayer, Stats
+from fsmc.replay.inputs import InputError, Trajectory, fingerprint, read_trajectories
+from fsmc.replay.journal import JOURNAL, Journal, write_atomic
+
+OUTPUTS = ("trajectories.jsonl", "report.json", "manifest.json")
+
+
+def _dist(site: str | Path) -> Path:
+    dist = find_dist(site)
+    if dist is None:
+        raise InputError(f"{site}: no built site there (looked for dist/index.html); run `fsmc build SPEC` first")
+    return dist
+
+
+def _dumps(value: Any) -> bytes:
+    return (json.dumps(value, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def summarise(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """The deterministic report of a finished replay: outcomes, reasons, dataset size."""
+    kept = [r for r in results if r["status"] == "kept"]
+    reasons = Counter(r["reason"] for r in results if r["status"] != "kept")
+    screens = {s["screenshot"] for r in kept for s in r["steps"] if s.get("screenshot")}
+    return {
+        "trajectories": len(results),
+        "kept": len(kept),
+        "rejected": sum(reasons.values()),
+        "rejected_by_reason": {reason: reasons.get(reason, 0) for reason in REASONS},
+        "steps": sum(len(r["steps"]) for r in kept),
+        "screenshots": len(screens | {r["final_screenshot"] for r in kept}),
+        "rejected_examples": {reason: next(f"{r['id']}: {r['detail']}" for r in results if r.get("reason") == reason)
+                              for reason in sorted(reasons)},
+    }
+
+
+def _finish(data_dir: Path, trajectories: list[Trajectory], done: dict[str, dict[str, Any]],
+            manifest: dict[str, Any]) -> dict[str, Any]:
+    results = [{**t.record, **done[t.id]} for t in trajectories]
+    lines = "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in results)
+    write_atomic(data_dir / "trajectories.jsonl", lines.encode("utf-8"))
+    summary = summarise(results)
+    write_atomic(data_dir / "report.json", _dumps(summary))
+    write_atomic(data_dir / "manifest.json", _dumps(manifest))
+    used = {s["screenshot"] for r in results if r["status"] == "kept" for s in r["steps"] if s.get("screenshot")}
+    used |= {r["final_screenshot"] for r in results if r["status"] == "kept"}
+    for path in (data_dir / SCREENS).glob("*"):  # views of rejected work, and files a kill left half-written
+        if f"{SCREENS}/{path.name}" not in used:
+            path.unlink()
+    return summary
+
+
+def _clear(data_dir: Path) -> None:
+    shutil.rmtree(data_dir / SCREENS, ignore_errors=True)
+    for name in (JOURNAL, "runs.jsonl", *OUTPUTS):
+        (data_dir / name).unlink(missing_ok=True)
+
+
+def replay(out_dir: str | Path, site: str | Path, data_dir: str | Path, *, workers: int = 3, limit: int | None = None,
+           image_format: str = "jpeg", restart: bool = False, audit_every: int = 25,
+           on_progress: Callable[[Stats], None] | None = None) -> tuple[dict[str, Any], Stats]:
+    """Replay OUT's trajectories on the built site into DATA; returns the report and this run's statistics."""
+    out_dir, data_dir, dist = Path(out_dir), Path(data_dir), _dist(site)
+    trajectories = list(read_trajectories(out_dir, limit))
+    options = {"limit": limit, "image_format": image_format}
+    print_ = fingerprint(out_dir, dist, options)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    if restart:
+        _clear(data_dir)
+    replayer = Replayer(dist, data_dir, workers=workers, image_format=image_format, audit_every=audit_every,
+                        on_progress=on_progress)
+    with Journal(data_dir, print_) as journal:
+        asyncio.run(replayer.run(trajectories, journal))
+        source = json.loads((out_dir / "manifest.json").read_text(encoding="utf-8"))
+        manifest = {"fsmc_version": __version__, "fingerprint": print_, "options": options,
+                    "spec": source.get("spec", {}), "enumerate_options": source.get("options", {})}
+        summary = _finish(data_dir, trajectories, journal.done, manifest)
+    with (data_dir / "runs.jsonl").open("a", encoding="utf-8") as f:
+        f.write(json.dumps(replayer.stats.to_json(), sort_keys=True) + "\n")
+    return summary, replayer.stats
+
+
+__all__ = ["InputError", "Replayer", "Stats", "replay", "summarise"]

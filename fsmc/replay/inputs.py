@@ -1,0 +1,73 @@
+"""What replay reads: the trajectories of an `fsmc enumerate` output folder, each move with its expected state."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from fsmc.browser import Op
+
+
+class InputError(Exception):
+    """An input folder is missing, unreadable or not what replay needs; the message says which and why."""
+
+
+def canonical(value: Any) -> str:
+    """The one JSON text of a state or move that replay compares and keys by."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@dataclass(frozen=True)
+class Move:
+    key: str  # canonical JSON of {page, action, args}
+    ops: tuple[Op, ...]
+    state: str  # canonical JSON of the state the semantics give after the move
+    enabled: bool = True  # False for the last move of a `disabled_move` negative: it must change nothing
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    id: str
+    initial: str
+    moves: tuple[Move, ...]
+    record: dict[str, Any] = field(compare=False, hash=False, repr=False)  # the enumerate line, carried to the output
+
+
+def _move(m: dict[str, Any]) -> Move:
+    key = canonical({"page": m["page"], "action": m["action"], "args": m["args"]})
+    return Move(key, tuple(Op.from_json(g) for g in m["gui"]), canonical(m["state"]), bool(m.get("enabled", True)))
+
+
+def _trajectory(record: dict[str, Any]) -> Trajectory:
+    return Trajectory(record["id"], canonical(record["initial"]), tuple(_move(m) for m in record["moves"]), record)
+
+
+def read_trajectories(out_dir: Path, limit: int | None = None) -> Iterator[Trajectory]:
+    """The trajectories of OUT/trajectories.jsonl in file order (the first `limit` of them)."""
+    path = out_dir / "trajectories.jsonl"
+    if not (out_dir / "manifest.json").is_file() or not path.is_file():
+        raise InputError(f"{out_dir}: not an `fsmc enumerate` output (no manifest.json and trajectories.jsonl)")
+    with path.open(encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            if limit is not None and n > limit:
+                return
+            try:
+                yield _trajectory(json.loads(line))
+            except (json.JSONDecodeError, KeyError, TypeError, AttributeError) as err:
+                raise InputError(f"{path}:{n}: not a trajectory ({type(err).__name__}: {err}); "
+                                 f"run `fsmc verify {out_dir}`") from None
+
+
+def fingerprint(out_dir: Path, dist: Path, options: dict[str, Any]) -> str:
+    """A hash of everything a replay's results depend on: the trajectories, the built site, the options."""
+    h = hashlib.sha256()
+    h.update((out_dir / "trajectories.jsonl").read_bytes())
+    for path in sorted(p for p in dist.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(dist)).encode())
+        h.update(path.read_bytes())
+    h.update(canonical(options).encode())
+    return h.hexdigest()

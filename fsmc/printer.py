@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from decimal import Decimal
 
 from fsmc import ir
@@ -60,7 +61,8 @@ def _level(e: ir.Expr) -> int:
         return _BINARY_LEVEL[e.op]
     if isinstance(e, ir.Unary):
         return NOT if e.op == "not" else UNARY
-    if isinstance(e, ir.Lit) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool) and e.value < 0:
+    if isinstance(e, ir.Lit) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool) \
+            and math.copysign(1, e.value) < 0:  # -0.0 too: it prints with its sign
         return UNARY  # printed with a leading minus
     if isinstance(e, (ir.GetField, ir.Index, ir.Call)):
         return POSTFIX

@@ -20,6 +20,7 @@ from train.rewards import (  # noqa: E402
     REWARD_FUNCS,
     action_type_reward,
     coordinate_reward,
+    drop_reward,
     format_reward,
     reply_text,
     text_reward,
@@ -28,14 +29,16 @@ from train.rewards import (  # noqa: E402
 # ---------------------------------------------------------------- rewards on hand-made replies
 
 BOX = [100, 200, 50, 20]   # x 100..150, y 200..220
+DROP = [400, 300, 80, 40]   # x 400..480, y 300..340
 ROWS: dict[str, dict[str, Any]] = {
-    "click": {"action_type": "click", "bbox": BOX, "text": "", "accepted": []},
-    "type": {"action_type": "type", "bbox": BOX, "text": "wool", "accepted": []},
-    "select": {"action_type": "select", "bbox": BOX, "text": "Visa ending 4242", "accepted": []},
-    "drag": {"action_type": "drag", "bbox": BOX, "text": "", "accepted": []},
-    "key": {"action_type": "key", "bbox": BOX, "text": "Enter", "accepted": []},
-    "scroll": {"action_type": "scroll", "bbox": [], "text": "", "accepted": []},
-    "answer": {"action_type": "answer", "bbox": [], "text": "9.99", "accepted": ["9.99", "$9.99", "9.99 usd"]},
+    "click": {"action_type": "click", "bbox": BOX, "to_bbox": [], "text": "", "accepted": []},
+    "type": {"action_type": "type", "bbox": BOX, "to_bbox": [], "text": "wool", "accepted": []},
+    "select": {"action_type": "select", "bbox": BOX, "to_bbox": [], "text": "Visa ending 4242", "accepted": []},
+    "drag": {"action_type": "drag", "bbox": BOX, "to_bbox": DROP, "text": "", "accepted": []},
+    "key": {"action_type": "key", "bbox": BOX, "to_bbox": [], "text": "Enter", "accepted": []},
+    "scroll": {"action_type": "scroll", "bbox": [], "to_bbox": [], "text": "", "accepted": []},
+    "answer": {"action_type": "answer", "bbox": [], "to_bbox": [], "text": "9.99",
+               "accepted": ["9.99", "$9.99", "9.99 usd"]},
 }
 
 
@@ -111,8 +114,18 @@ def test_text_reward_answers_match_any_variant_ignoring_case_and_spaces() -> Non
 
     given: list[Any] = ["9.99", "  $9.99 ", "9.99   USD", "9.990", "The price is 9.99", "", 9.99]
     assert score(text_reward, "answer", *map(answer, given)) == [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0]
-    named = {"action_type": "answer", "bbox": [], "text": "Lambswool Cardigan", "accepted": []}
+    named = {"action_type": "answer", "bbox": [], "to_bbox": [], "text": "Lambswool Cardigan", "accepted": []}
     assert score(text_reward, named, answer("lambswool   CARDIGAN"), answer("Cardigan")) == [1.0, 0.0]
+
+
+def test_drop_reward_judges_where_a_drag_is_released() -> None:
+    def drag(to: Any) -> dict[str, Any]:
+        return {"action": "drag", "coordinate": [120, 210], "to": to}
+
+    assert score(drop_reward, "drag", drag([400, 300]), drag([480, 340]), drag([481, 320]), drag("far"),
+                 click(420, 320)) == [1.0, 1.0, 0.0, 0.0, 0.0]
+    for row in ("click", "type", "key", "scroll", "answer"):
+        assert score(drop_reward, row, drag([420, 320])) == [None]
 
 
 def test_reply_text_reads_every_completion_shape() -> None:
@@ -150,7 +163,7 @@ def ground_truth(folder: Path) -> dict[str, dict[str, Any]]:
 @pytest.mark.parametrize("fmt", ["grpo", "grounding"])
 def test_the_solution_of_every_exported_row_earns_every_reward(exported: dict[str, Path], fmt: str) -> None:
     rows = list(ground_truth(exported[fmt]).values())
-    columns = {key: [r[key] for r in rows] for key in ("action_type", "bbox", "text", "accepted")}
+    columns = {key: [r[key] for r in rows] for key in ("action_type", "bbox", "to_bbox", "text", "accepted")}
     completions = [reply(r["solution"]) for r in rows]
     assert all(parse_action(reply_text(c)) == json.loads(r["solution"]) for c, r in zip(completions, rows, strict=True))
     for fn in REWARD_FUNCS:

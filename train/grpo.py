@@ -8,7 +8,7 @@ another. Start from a model that already answers in the format (e.g. one trained
 examples:
   fsmc export data/shop --format grpo -o datasets/shop-grpo
   python train/grpo.py datasets/shop-grpo --model runs/shop-sft --output-dir runs/shop-grpo
-  python train/grpo.py datasets/shop-grpo --model runs/shop-sft --reward-weights 0.2 0.3 1 1
+  python train/grpo.py datasets/shop-grpo --model runs/shop-sft --reward-weights 0.2 0.3 1 1 1
   python train/grpo.py datasets/shop-grpo --tiny --max-steps 1 --output-dir /tmp/grpo-smoke   # offline check
 """
 

@@ -12,6 +12,7 @@ pure: the same reply and row always give the same reward.
 | `coordinate_reward`   | its `coordinate` lies inside the target's `bbox` (edges count)  | the expected action has no target |
 | `text_reward`         | same type, and the typed text / selected value / key is equal;  | the expected action has no text   |
 |                       | an answer matches one of `accepted` after case and spaces       | (click, hover, drag, scroll)      |
+| `drop_reward`         | a drag's `to` lies inside the drop target's `to_bbox`           | the expected action is no drag    |
 
 Everything else scores 0.0. TRL sums the rewards with `reward_weights` and skips a None, so a row is
 only judged on what it asks for (a `key` row has no coordinate to get right). A completion reaches
@@ -92,4 +93,11 @@ def text_reward(completions: list[Any], action_type: list[str], text: list[str],
             for a, want, t, acc in zip(_parsed(completions), action_type, text, accepted, strict=True)]
 
 
-REWARD_FUNCS = (format_reward, action_type_reward, coordinate_reward, text_reward)
+def drop_reward(completions: list[Any], action_type: list[str], to_bbox: list[list[int]], **kwargs: Any) -> list[Reward]:
+    """1.0 when a drag is released inside the drop target's box; None for rows that are no drag."""
+    return [None if want != "drag" or len(box) != 4 else float(a is not None and a["action"] == "drag"
+                                                                and inside(a.get("to"), box))
+            for a, want, box in zip(_parsed(completions), action_type, to_bbox, strict=True)]
+
+
+REWARD_FUNCS = (format_reward, action_type_reward, coordinate_reward, text_reward, drop_reward)

@@ -169,17 +169,24 @@ Expr = Annotated[
 
 
 
+_CHILDREN: dict[type, tuple[str, ...]] = {
+    Lit: (), Name: (), GetField: ("obj",), Index: ("obj", "key"), Call: ("args",), Unary: ("operand",),
+    Binary: ("left", "right"), SetLit: ("items",),
+}
+"""The fields of each expression node that hold sub-expressions (one or a tuple of them)."""
+
+
 def expr_names(e: Expr | None, out: set[str]) -> set[str]:
     """Adds to `out` every name `e` mentions (variables, views, parameters, aliases); returns `out`."""
     if e is None:
         return out
     if isinstance(e, Name):
         out.add(e.id)
-    for child in (getattr(e, f, None) for f in ("obj", "key", "operand", "left", "right")):
-        if child is not None:
-            expr_names(child, out)
-    for child in (*getattr(e, "args", ()), *getattr(e, "items", ())):
-        expr_names(child, out)
+        return out
+    for field in _CHILDREN[type(e)]:
+        child = getattr(e, field)
+        for sub in child if isinstance(child, tuple) else (child,):
+            expr_names(sub, out)
     return out
 
 

@@ -70,3 +70,10 @@ def config_kwargs(args: argparse.Namespace) -> dict[str, Any]:
         kwargs.update(bf16=False, activation_checkpointing=False, logging_steps=1, save_strategy="no",
                       dataloader_pin_memory=False)
     return kwargs
+
+
+def train_and_save(trainer: Any, output_dir: Path) -> None:
+    """Train, then save the model and its processor where the next run (or `--model`) can load them."""
+    trainer.train()
+    trainer.save_model(str(output_dir))
+    print(f"saved the model and its processor to {output_dir}")

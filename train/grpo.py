@@ -23,7 +23,7 @@ from typing import Any
 if __package__ in (None, ""):   # run as `python train/grpo.py`: make the `train` package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train.common import config_kwargs, load_split, model_and_processor, parser
+from train.common import config_kwargs, load_split, model_and_processor, parser, train_and_save
 from train.rewards import REWARD_FUNCS
 
 
@@ -35,7 +35,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="tokens per reply (default: 256, a sentence and a JSON action; 8 with --tiny, which never stops)")
     p.add_argument("--temperature", type=float, default=1.0, help="sampling temperature (default: %(default)s)")
     p.add_argument("--reward-weights", type=float, nargs=len(REWARD_FUNCS), metavar="W",
-                   help="weights of the format, action-type, coordinate and text rewards (default: all 1)")
+                   help=f"weights of the rewards {', '.join(f.__name__ for f in REWARD_FUNCS)} (default: all 1)")
     args = p.parse_args(argv)
     if args.max_completion_length is None:
         args.max_completion_length = 8 if args.tiny else 256
@@ -57,10 +57,7 @@ def build(args: argparse.Namespace, reward_funcs: Sequence[Any] = REWARD_FUNCS) 
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    trainer = build(args)
-    trainer.train()
-    trainer.save_model(str(args.output_dir))
-    print(f"saved the model and its processor to {args.output_dir}")
+    train_and_save(build(args), args.output_dir)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from typing import Any
 if __package__ in (None, ""):   # run as `python train/sft.py`: make the `train` package importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from train.common import config_kwargs, load_split, model_and_processor, parser
+from train.common import config_kwargs, load_split, model_and_processor, parser, train_and_save
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -43,10 +43,7 @@ def build(args: argparse.Namespace) -> Any:
 
 def main(argv: list[str] | None = None) -> None:
     args = parse_args(argv)
-    trainer = build(args)
-    trainer.train()
-    trainer.save_model(str(args.output_dir))
-    print(f"saved the model and its processor to {args.output_dir}")
+    train_and_save(build(args), args.output_dir)
 
 
 if __name__ == "__main__":

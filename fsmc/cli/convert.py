@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 from pathlib import Path
 
+from fsmc.atomic import write_atomic
 from fsmc.backends import BACKEND_ERRORS, BACKENDS
 from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, load_or_report, print_diagnostics
 from fsmc.diagnostics import SpecError
@@ -20,18 +19,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", help="a .fsm file, an fsmc IR .json or an AutoWebWorld fsm.json")
     parser.add_argument("--to", required=True, choices=sorted(BACKENDS), help="the output format")
     parser.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of to stdout")
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write to a temporary file beside `path`, then rename it over `path`: readers never see half a file."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def run(args: argparse.Namespace) -> int:
@@ -50,7 +37,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         return EXIT_OK
     try:
-        write_atomically(Path(args.output), text)
+        write_atomic(Path(args.output), text)
     except OSError as err:
         print(f"{args.output}: error: cannot write: {err.strerror or err}", file=sys.stderr)
         return EXIT_ERRORS

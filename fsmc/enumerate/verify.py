@@ -24,7 +24,7 @@ from fsmc.enumerate.answers import answer_record
 from fsmc.enumerate.output import file_digest, spec_digest
 from fsmc.enumerate.trajectories import gui_ops
 from fsmc.frontend import load
-from fsmc.semantics import Machine, Move, State, render_template
+from fsmc.semantics import Machine, Move, State, render_template, state_difference
 
 LABELS = {"positive": ("shortest", "alternative"), "negative": ("truncated", "disabled_move")}
 
@@ -153,20 +153,9 @@ class _Checker:
         if rec.get("gui") != gui_ops(self.m, s, mv):
             self.fail(*where, f"step {j + 1}: the GUI operations differ from {mv!r}'s procedure")
         if rec.get("state") != self.m.to_json(nxt):
-            self.fail(*where, f"step {j + 1}: recorded state differs from the semantics: {_diff(rec.get('state'), self.m.to_json(nxt))}")
+            self.fail(*where, f"step {j + 1}: recorded state differs from the semantics: {state_difference(rec.get('state'), self.m.to_json(nxt))}")
             return None
         return nxt
-
-
-def _diff(recorded: Any, actual: dict[str, Any]) -> str:
-    if not isinstance(recorded, dict):
-        return "the recorded state is not an object"
-    if recorded.get("page") != actual["page"]:
-        return f"page {recorded.get('page')!r}, expected {actual['page']!r}"
-    rv = recorded.get("vars") or {}
-    wrong = [f"{k}={rv.get(k)!r} (expected {v!r})" for k, v in actual["vars"].items() if rv.get(k) != v]
-    extra = [k for k in rv if k not in actual["vars"]]
-    return "; ".join(wrong[:4] + [f"unknown variable {k}" for k in extra[:2]]) or "different"
 
 
 class TrajectoryChecker(_Checker):

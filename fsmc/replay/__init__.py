@@ -21,10 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from fsmc import __version__
+from fsmc.atomic import write_atomic
 from fsmc.browser import REASONS, find_dist
 from fsmc.replay.engine import SCREENS, Replayer, Stats
 from fsmc.replay.inputs import InputError, Trajectory, fingerprint, read_trajectories
-from fsmc.replay.journal import JOURNAL, Journal, write_atomic
+from fsmc.replay.journal import JOURNAL, Journal
 
 OUTPUTS = ("trajectories.jsonl", "report.json", "manifest.json")
 

@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fsmc.atomic import write_atomic
 from fsmc.browser import Actor, Isolation, ReplayFailure, SiteServer, launch, open_site
 from fsmc.replay.inputs import Move, Trajectory, canonical
-from fsmc.replay.journal import Journal, write_atomic
+from fsmc.replay.journal import Journal
+from fsmc.semantics import state_difference
 
 STEP_TIMEOUT_S = 20.0
 SCREENS = "screens"
@@ -85,8 +87,12 @@ class Replayer:
         self._views: dict[str, str] = {}  # state -> screenshot of its settled view
 
     # ---------------------------------------------------------------- screenshots
+    def _name(self, image: bytes) -> str:
+        """Where a screenshot is stored: named by its bytes, so each distinct view is stored once."""
+        return f"{SCREENS}/{hashlib.sha256(image).hexdigest()[:32]}{self.suffix}"
+
     def _store(self, image: bytes) -> str:
-        name = f"{SCREENS}/{hashlib.sha256(image).hexdigest()[:32]}{self.suffix}"
+        name = self._name(image)
         path = self.data_dir / name
         if not path.exists():
             write_atomic(path, image)
@@ -112,8 +118,7 @@ class Replayer:
         if self.audit_every <= 0 or int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % self.audit_every:
             return
         self.stats.view_checks += 1
-        image = await w.actor.screenshot()
-        if hashlib.sha256(image).hexdigest()[:32] not in self._views[state]:
+        if self._name(await w.actor.screenshot()) != self._views[state]:
             self.stats.view_mismatches += 1
 
     # ---------------------------------------------------------------- moving the page
@@ -159,7 +164,7 @@ class Replayer:
         w.at = observed
         self.stats.transitions += 1
         if observed != move.state:
-            return Edge(records, ReplayFailure("state_diverged", _diff(json.loads(move.state), json.loads(observed))))
+            return Edge(records, ReplayFailure("state_diverged", state_difference(json.loads(observed), json.loads(move.state))))
         await self._arrived(w, observed, f"{state}|{move.key}")
         return Edge(records)
 
@@ -254,11 +259,3 @@ class Replayer:
             self.stats.blocked_requests = isolation.blocked
         self.stats.seconds = time.perf_counter() - start
 
-
-def _diff(expected: dict[str, Any], observed: dict[str, Any]) -> str:
-    if expected.get("page") != observed.get("page"):
-        return f"the site is on page {observed.get('page')!r}, the semantics on {expected.get('page')!r}"
-    ev, ov = expected.get("vars", {}), observed.get("vars", {})
-    wrong = [f"{k} = {json.dumps(ov.get(k))} (expected {json.dumps(ev.get(k))})"
-             for k in sorted(set(ev) | set(ov)) if ev.get(k) != ov.get(k)]
-    return "; ".join(wrong[:5]) or "the states differ"

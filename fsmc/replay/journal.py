@@ -2,7 +2,7 @@
 
 DATA/progress.jsonl starts with a header naming the fingerprint of the inputs; a journal of other
 inputs is refused rather than mixed in. A line cut short by a kill is dropped on the next start.
-Every other file replay writes is written whole or not at all (`write_atomic`).
+Every other file replay writes is written whole or not at all (`fsmc.atomic.write_atomic`).
 """
 
 from __future__ import annotations
@@ -16,13 +16,6 @@ from typing import IO, Any
 from fsmc.replay.inputs import InputError
 
 JOURNAL = "progress.jsonl"
-
-
-def write_atomic(path: Path, data: bytes) -> None:
-    """Write a file so that it exists either whole or not at all."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
 
 
 class Journal:

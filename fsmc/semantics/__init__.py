@@ -1,10 +1,18 @@
 """The reference semantics in pure Python, compiled once from the IR (see docs/semantics.md)."""
 
 from fsmc.semantics.compile import CompileError
-from fsmc.semantics.machine import Machine, Move, State, format_value, render_template, template_names
+from fsmc.semantics.machine import (
+    Machine,
+    Move,
+    State,
+    format_value,
+    render_template,
+    state_difference,
+    template_names,
+)
 from fsmc.semantics.types import domain_size, domain_values
 
 __all__ = [
     "CompileError", "Machine", "Move", "State", "domain_size", "domain_values", "format_value",
-    "render_template", "template_names",
+    "render_template", "state_difference", "template_names",
 ]

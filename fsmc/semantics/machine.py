@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import re
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -442,3 +443,20 @@ class Machine:
     def render(self, template: str, state: State, move: Move | None = None) -> str:
         params, args = (move.action.params, move.args) if move else ((), ())
         return render_template(template, self.bindings(state, params, args))
+
+
+def state_difference(got: Any, want: dict[str, Any]) -> str:
+    """What differs between a state in `Machine.to_json` form and the one expected: the page, else the variables."""
+    if not isinstance(got, dict):
+        return "the state is not an object"
+    if got.get("page") != want.get("page"):
+        return f"page {json.dumps(got.get('page'))}, expected {json.dumps(want.get('page'))}"
+    has, needs = got.get("vars") or {}, want.get("vars") or {}
+
+    def shown(values: dict[str, Any], name: str) -> str:
+        return json.dumps(values[name], ensure_ascii=False) if name in values else "no such variable"
+
+    names = list(needs) + [n for n in has if n not in needs]
+    wrong = [f"{n} = {shown(has, n)} (expected {shown(needs, n)})"
+             for n in names if n not in has or n not in needs or has[n] != needs[n]]
+    return "; ".join(wrong[:5]) or "the states differ"

@@ -144,7 +144,7 @@ Show = Callable[[str, int, int, int], None]
 
 
 def run_python(machine: Machine, max_states: int, memory: bool, show: Show) -> Result:
-    from fsmc.analysis.statespace import explore
+    from fsmc.engines.python import explore
 
     gc.collect()
     show("python", 0, 0, 0)
@@ -166,7 +166,7 @@ def run_python(machine: Machine, max_states: int, memory: bool, show: Show) -> R
 
 
 def run_native(machine: Machine, max_states: int, show: Show) -> Result:
-    from fsmc.backends.native import NativeExplorer
+    from fsmc.engines.native import NativeExplorer
 
     t = time.perf_counter()
     explorer = NativeExplorer(machine)
@@ -206,7 +206,7 @@ SPIN_PROGRESS = re.compile(r"Depth=\s*(\d+)\s+States=\s*([\d.e+]+)")
 
 
 def run_spin(machine: Machine, expected: int | None, workdir: Path, show: Show) -> Result:
-    from fsmc.backends.promela import to_promela
+    from fsmc.engines.promela import to_promela
 
     (workdir / "model.pml").write_text(to_promela(machine))
     # one hash slot per state when the count is known (from the native run), else SPIN's default

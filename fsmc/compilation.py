@@ -12,9 +12,9 @@ from pathlib import Path
 import networkx as nx
 
 from fsmc import ir
-from fsmc.analysis import StateSpace
 from fsmc.checks import CheckContext, check
 from fsmc.diagnostics import Diagnostic, SpecError, has_errors
+from fsmc.engines import StateSpace
 from fsmc.frontend import load, load_text
 from fsmc.semantics import Machine
 

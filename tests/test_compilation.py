@@ -10,9 +10,9 @@ import pytest
 import fsmc.checks.context
 import fsmc.enumerate.run
 from fsmc import Compilation, load
-from fsmc.analysis import explore
 from fsmc.checks import CheckContext, check
 from fsmc.cli import main
+from fsmc.engines.python import explore
 from fsmc.enumerate import Options, enumerate_spec
 from fsmc.enumerate.run import reusable_space
 

@@ -16,8 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from fsmc import Machine
-from fsmc.analysis import explore
-from fsmc.backends.native import explore_native
+from fsmc.engines.native import explore_native
+from fsmc.engines.python import explore
 from fsmc.enumerate import Options, Scanner
 from fsmc.enumerate.goals import MAX_PER_FAMILY
 from fsmc.semantics import State

@@ -337,8 +337,8 @@ def mutate_json(data: Any, draw: st.DataObject) -> Any:
 
 
 def _json_documents() -> list[tuple[str, str]]:
-    from fsmc.interop.autowebworld import to_fsm_json
-    from fsmc.interop.ir_json import to_ir_json
+    from fsmc.formats.awm import to_fsm_json
+    from fsmc.formats.ir_json import to_ir_json
 
     mini = load(ROOT / "tests" / "fixtures" / "mini.fsm")
     docs = [("ir.json", to_ir_json(mini, spans=True)), ("ours_fsm.json", json.dumps(to_fsm_json(mini)))]

@@ -11,12 +11,11 @@ from typing import Any
 import pytest
 
 from fsmc import SpecError, ir, load, load_text
-from fsmc.backends import BACKENDS
 from fsmc.checks import check
 from fsmc.cli import main
 from fsmc.diagnostics import has_errors
+from fsmc.formats import WRITERS, from_fsm_json, from_ir_json, to_fsm_json, to_ir_json
 from fsmc.frontend.parser import parse
-from fsmc.interop import from_fsm_json, from_ir_json, to_fsm_json, to_ir_json
 from fsmc.printer import expr_to_fsm, to_fsm
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -263,7 +262,7 @@ def test_ours_without_x_fsmc_imports_as_foreign() -> None:
 # ---------------------------------------------------------------- fsmc convert
 
 
-@pytest.mark.parametrize("fmt", sorted(BACKENDS))
+@pytest.mark.parametrize("fmt", sorted(WRITERS))
 def test_convert_to_stdout_and_file(fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     src = FIXTURES / "mini.fsm"
     assert main(["convert", str(src), "--to", fmt]) == 0

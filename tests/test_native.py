@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsmc import Machine, load_text
-from fsmc.analysis.statespace import StateSpace, explore
-from fsmc.backends.native import LoweringError, NativeStateSpace, explore_native
+from fsmc.engines.native import LoweringError, NativeStateSpace, explore_native
+from fsmc.engines.python import StateSpace, explore
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -14,9 +14,9 @@ from types import ModuleType
 import pytest
 
 from fsmc import Compilation, Machine, load_text
-from fsmc.analysis.statespace import explore
-from fsmc.backends.native import LoweringError
-from fsmc.backends.promela import to_promela
+from fsmc.engines.native import LoweringError
+from fsmc.engines.promela import to_promela
+from fsmc.engines.python import explore
 
 ROOT = Path(__file__).resolve().parent.parent
 # Specs the backend cannot write as Promela, and why (it must say so, not write a wrong model).

@@ -1,6 +1,5 @@
-"""Analyses over a spec that never change the IR: the page graph and the reachable state space."""
+"""Analyses over a spec that never change the IR: the page graph and the drawing of it."""
 
 from fsmc.analysis.pages import page_graph
-from fsmc.analysis.statespace import StateSpace, explore
 
-__all__ = ["StateSpace", "explore", "page_graph"]
+__all__ = ["page_graph"]

@@ -30,12 +30,12 @@ from fsmc.checks.references import references_check
 from fsmc.checks.table_data import table_data_check
 from fsmc.checks.templates import templates_check
 from fsmc.checks.terminal_exits import terminal_exits_check
-from fsmc.checks.typing import typing_check
 from fsmc.checks.unique_names import unique_names_check
 from fsmc.checks.unreachable_pages import unreachable_pages_check
 from fsmc.checks.unsatisfiable_tasks import unsatisfiable_tasks_check
 from fsmc.checks.unused import unused_check
 from fsmc.checks.views import views_check
+from fsmc.checks.well_typed import typing_check
 from fsmc.diagnostics import Diagnostic
 
 Check = Callable[[CheckContext], Iterable[Diagnostic]]

@@ -9,7 +9,7 @@ from fsmc import ir
 from fsmc.checks._types import ANY, INT, NUM, Ty, describe, elem_of
 
 if TYPE_CHECKING:
-    from fsmc.checks.typing import Typer
+    from fsmc.checks.well_typed import Typer
 
 _SIGNATURE = {
     "len": "len(x) counts the members of a set or map, or the rows a view shows",

@@ -18,7 +18,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from fsmc import ir
-from fsmc.checks._index import SpecIndex, conjuncts, index_of, walk
+from fsmc.checks._index import SpecIndex, conjuncts, index_of
 from fsmc.checks.context import CheckContext
 from fsmc.semantics import domain_values, format_value
 
@@ -188,7 +188,7 @@ def pinned_params(action: ir.Action) -> set[int]:
 
 
 def _mentions(e: ir.Expr, name: str) -> bool:
-    return any(isinstance(n, ir.Name) and n.id == name for n in walk(e))
+    return any(isinstance(n, ir.Name) and n.id == name for n in ir.walk(e))
 
 
 # ---------------------------------------------------------------- collisions

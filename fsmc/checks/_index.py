@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
 from weakref import WeakKeyDictionary
 
 from fsmc import ir
@@ -212,33 +212,6 @@ def expr_sites(ctx: CheckContext) -> list[ExprSite]:
     return _SITES[ctx]
 
 
-_CHILDREN: dict[type, Callable[[Any], tuple[ir.Expr, ...]]] = {
-    ir.Lit: lambda e: (),
-    ir.Name: lambda e: (),
-    ir.GetField: lambda e: (e.obj,),
-    ir.Index: lambda e: (e.obj, e.key),
-    ir.Call: lambda e: e.args,
-    ir.Unary: lambda e: (e.operand,),
-    ir.Binary: lambda e: (e.left, e.right),
-    ir.SetLit: lambda e: e.items,
-}
-
-
-def children(e: ir.Expr) -> tuple[ir.Expr, ...]:
-    return _CHILDREN[type(e)](e)
-
-
-def walk(e: ir.Expr) -> Iterator[ir.Expr]:
-    """The expression and all its subexpressions, parents first."""
-    stack: list[ir.Expr] = [e]
-    while stack:
-        node = stack.pop()
-        yield node
-        kids = _CHILDREN[type(node)](node)
-        if kids:
-            stack.extend(reversed(kids))
-
-
 @dataclass(frozen=True)
 class NameUse:
     """A name read by an expression, and what it means there (None: nothing)."""
@@ -255,7 +228,7 @@ def name_uses(ctx: CheckContext) -> list[NameUse]:
     """Every name read by every expression of the spec, resolved once."""
     if ctx not in _USES:
         _USES[ctx] = [NameUse(n, site.scope.resolve(n.id), site) for site in expr_sites(ctx)
-                      for n in walk(site.expr) if type(n) is ir.Name]
+                      for n in ir.walk(site.expr) if type(n) is ir.Name]
     return _USES[ctx]
 
 

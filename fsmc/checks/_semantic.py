@@ -9,8 +9,8 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from fsmc import ir
-from fsmc.analysis import StateSpace
 from fsmc.checks.context import CheckContext
+from fsmc.engines import StateSpace
 from fsmc.semantics import Machine, State, template_names
 
 Evaluator = Callable[[State, tuple[Any, ...]], Any]

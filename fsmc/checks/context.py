@@ -7,7 +7,9 @@ from functools import cached_property
 import networkx as nx
 
 from fsmc import ir
-from fsmc.analysis import StateSpace, explore, page_graph
+from fsmc.analysis import page_graph
+from fsmc.engines import StateSpace
+from fsmc.engines.python import explore
 from fsmc.semantics import CompileError, Machine
 
 STATE_CAP = 200_000

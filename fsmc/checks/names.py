@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fsmc import ir
-from fsmc.checks._index import BUILTINS, NameUse, Scope, did_you_mean, expr_sites, name_uses, walk
+from fsmc.checks._index import BUILTINS, NameUse, Scope, did_you_mean, expr_sites, name_uses
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
 
@@ -43,6 +43,6 @@ def names_check(ctx: CheckContext) -> Iterator[Diagnostic]:
         if use.binding is None:
             yield _unknown(use)
     for site in expr_sites(ctx):
-        for node in walk(site.expr):
+        for node in ir.walk(site.expr):
             if type(node) is ir.Call and node.func not in BUILTINS:
                 yield _unknown_function(node)

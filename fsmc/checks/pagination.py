@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fsmc import ir
-from fsmc.checks._index import PageIndex, Scope, SpecIndex, index_of, walk
+from fsmc.checks._index import PageIndex, Scope, SpecIndex, index_of
 from fsmc.checks.context import CheckContext
 from fsmc.checks.effect_targets import target_span
 from fsmc.diagnostics import Diagnostic
@@ -22,7 +22,7 @@ def view_reads(scope: Scope, view: ir.View, seen: frozenset[str] = frozenset()) 
         exprs.append(view.where)
     out: set[str] = set()
     for e in exprs:
-        for node in walk(e):
+        for node in ir.walk(e):
             b = inner.resolve(node.id) if isinstance(node, ir.Name) else None
             if b is not None and b.kind in ("var", "session"):
                 out.add(b.node.name)

@@ -10,7 +10,7 @@ from fsmc.checks._index import TemplateSite, did_you_mean, placeholders, templat
 from fsmc.checks.context import CheckContext
 from fsmc.checks.names import unknown_name_hint
 from fsmc.diagnostics import Diagnostic
-from fsmc.semantics.types import strip_optional
+from fsmc.semantics.domains import strip_optional
 
 
 def _where(site: TemplateSite) -> ir.Span:

@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 from fsmc.atomic import write_atomic
-from fsmc.backends import BACKEND_ERRORS, BACKENDS
 from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, load_or_report, print_diagnostics
 from fsmc.diagnostics import SpecError
+from fsmc.formats import WRITER_ERRORS, WRITERS
 
 NAME = "convert"
 HELP = "Convert a spec to another format: fsm (canonical .fsm text), ir (fsmc IR JSON) or fsm-json (AutoWebWorld)."
@@ -17,7 +17,7 @@ HELP = "Convert a spec to another format: fsm (canonical .fsm text), ir (fsmc IR
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", help="a .fsm file, an fsmc IR .json or an AutoWebWorld fsm.json")
-    parser.add_argument("--to", required=True, choices=sorted(BACKENDS), help="the output format")
+    parser.add_argument("--to", required=True, choices=sorted(WRITERS), help="the output format")
     parser.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of to stdout")
 
 
@@ -26,11 +26,11 @@ def run(args: argparse.Namespace) -> int:
     if isinstance(spec, int):
         return spec
     try:
-        text = BACKENDS[args.to](spec)
+        text = WRITERS[args.to](spec)
     except SpecError as err:
         print_diagnostics(err.diagnostics)
         return EXIT_ERRORS
-    except BACKEND_ERRORS as err:
+    except WRITER_ERRORS as err:
         print(f"{args.spec}: error: cannot convert to {args.to}: {err}", file=sys.stderr)
         return EXIT_ERRORS
     if not args.output:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from fsmc import ir
-from fsmc.semantics import types as T
+from fsmc.semantics import domains as T
 
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)?\}")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")

@@ -15,7 +15,7 @@ from typing import Any
 from fsmc import ir
 from fsmc.codegen.actions import requirements
 from fsmc.semantics import domain_values
-from fsmc.semantics import types as T
+from fsmc.semantics import domains as T
 from fsmc.semantics.compile import CompileError, ExprCompiler, Scope, Slot, view_fn
 
 _TEMPLATE = re.compile(r"\{([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?\}")

@@ -47,7 +47,7 @@ from fsmc.codegen.present import (
     title_index,
     word,
 )
-from fsmc.semantics import types as T
+from fsmc.semantics import domains as T
 
 # Elements are claimed by the first place that renders their data-testid, in this order.
 PLACE_ORDER = ("nav", "search", "notice", "view", "form", "filters", "chips", "pager", "carousel", "actions", "more")

@@ -19,7 +19,7 @@ from fsmc.codegen.layout import PageLayout, decide_layout, humanise, layout_json
 from fsmc.codegen.npm import NODE_MODULES, TEMPLATES
 from fsmc.codegen.present import columns_json, decide_pictures, price_index, site_copy, title_index
 from fsmc.codegen.themes import THEMES, Theme, default_theme, theme_json
-from fsmc.semantics import types as T
+from fsmc.semantics import domains as T
 
 SITE_TEMPLATES = TEMPLATES / "site"
 MANIFEST = ".fsmc-manifest.json"

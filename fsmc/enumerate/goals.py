@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsmc import ir
-from fsmc.analysis.statespace import reads
+from fsmc.engines.python import reads
 from fsmc.printer import expr_to_fsm, value_to_fsm
 from fsmc.semantics import Machine, State, format_value, render_template
 

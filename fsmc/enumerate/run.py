@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from fsmc import __version__, ir
-from fsmc.analysis import StateSpace
+from fsmc.engines import StateSpace
 from fsmc.enumerate.negatives import negatives
 from fsmc.enumerate.output import OutDir, bfs_path, dumps_doc, dumps_line, file_digest, spec_digest
 from fsmc.enumerate.progress import PhaseProgress  # on_phase(name, done, total, depth): explore, scan, write

@@ -14,26 +14,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
-from fsmc.analysis import explore
+from fsmc.engines import Progress, Space, explore
 from fsmc.enumerate.goals import Family, Goal, TerminalFamily, derived_families, task_goals
-from fsmc.semantics import Machine, Move, State
-
-Progress = Callable[[int, int, int], None]
-ENGINES = ("python", "native")
-
-
-class Space(Protocol):
-    """What the enumerator needs from an explored state space (the reference one or a native one)."""
-
-    complete: bool
-
-    def __len__(self) -> int: ...
-    def state(self, i: int) -> State: ...
-    def path(self, i: int) -> list[Move]: ...
-    @property
-    def depth(self) -> Any: ...
+from fsmc.semantics import Machine, State
 
 
 @dataclass(frozen=True)
@@ -54,25 +39,10 @@ class Options:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
 
 
-class EngineError(Exception):
-    """The chosen engine cannot run this spec or these options."""
-
-
 def explore_space(machine: Machine, opts: Options, on_progress: Progress | None = None) -> Space:
-    if opts.engine == "python":
-        return explore(machine, max_states=opts.max_states, max_depth=opts.max_depth,
-                       on_progress=on_progress, max_per_page=opts.per_page_cap)
-    if opts.engine != "native":
-        raise EngineError(f"unknown engine {opts.engine!r}; choose one of {', '.join(ENGINES)}")
-    try:
-        from fsmc.backends.native import explore_native
-        space: Space = explore_native(machine, max_states=opts.max_states, max_depth=opts.max_depth,
-                                      on_progress=on_progress, max_per_page=opts.per_page_cap)
-    except ImportError as err:
-        raise EngineError(f"the native engine is not available: {err}") from None
-    except Exception as err:  # noqa: BLE001 - LoweringError, NativeError: reported, not a traceback
-        raise EngineError(f"the native engine failed: {type(err).__name__}: {err}") from None
-    return space
+    """The reachable states as the options ask: engine, state and depth caps, per-page cap."""
+    return explore(machine, opts.engine, max_states=opts.max_states, max_depth=opts.max_depth,
+                   max_per_page=opts.per_page_cap, on_progress=on_progress)
 
 
 @dataclass

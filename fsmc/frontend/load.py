@@ -85,7 +85,7 @@ def _load_json(text: str, file: str) -> ir.Spec:
         except RecursionError:
             raise _too_deep(file) from None
     if isinstance(data, dict) and "pages" in data and "meta" in data:
-        from fsmc.interop.autowebworld import from_fsm_json
+        from fsmc.formats.awm import from_fsm_json
 
         return from_fsm_json(data, file)
     raise _unreadable(file, "JSON is neither an fsmc IR (with 'site') nor an AutoWebWorld fsm.json (with 'meta' and 'pages')")

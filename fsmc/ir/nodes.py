@@ -169,27 +169,6 @@ Expr = Annotated[
 
 
 
-_CHILDREN: dict[type, tuple[str, ...]] = {
-    Lit: (), Name: (), GetField: ("obj",), Index: ("obj", "key"), Call: ("args",), Unary: ("operand",),
-    Binary: ("left", "right"), SetLit: ("items",),
-}
-"""The fields of each expression node that hold sub-expressions (one or a tuple of them)."""
-
-
-def expr_names(e: Expr | None, out: set[str]) -> set[str]:
-    """Adds to `out` every name `e` mentions (variables, views, parameters, aliases); returns `out`."""
-    if e is None:
-        return out
-    if isinstance(e, Name):
-        out.add(e.id)
-        return out
-    for field in _CHILDREN[type(e)]:
-        child = getattr(e, field)
-        for sub in child if isinstance(child, tuple) else (child,):
-            expr_names(sub, out)
-    return out
-
-
 # ---------------------------------------------------------------- declarations
 
 
@@ -334,7 +313,7 @@ for _model in list(globals().values()):
 
 __all__ = [
     "Action", "BinOp", "Binary", "BoolType", "Call", "ChoiceType", "Column", "Effect", "EffectOp", "Enum",
-    "Expr", "expr_names", "GetField", "GuiOp", "GuiOpKind", "Index", "IntType", "Lit", "MapType", "NO_SPAN", "Name",
+    "Expr", "GetField", "GuiOp", "GuiOpKind", "Index", "IntType", "Lit", "MapType", "NO_SPAN", "Name",
     "NamedType", "Node", "OptionalType", "OrderKey", "Page", "Param", "RefType", "SetLit", "SetType", "Site",
     "Span", "Spec", "Table", "Task", "Type", "Unary", "Value", "Var", "View",
 ]

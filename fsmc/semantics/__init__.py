@@ -1,6 +1,7 @@
 """The reference semantics in pure Python, compiled once from the IR (see docs/semantics.md)."""
 
 from fsmc.semantics.compile import CompileError
+from fsmc.semantics.domains import domain_size, domain_values
 from fsmc.semantics.machine import (
     Machine,
     Move,
@@ -10,7 +11,6 @@ from fsmc.semantics.machine import (
     state_difference,
     template_names,
 )
-from fsmc.semantics.types import domain_size, domain_values
 
 __all__ = [
     "CompileError", "Machine", "Move", "State", "domain_size", "domain_values", "format_value",

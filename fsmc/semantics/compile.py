@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsmc import ir
-from fsmc.semantics import types as T
+from fsmc.semantics import domains as T
 
 
 class CompileError(Exception):

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from fsmc import ir
-from fsmc.semantics import types as T
+from fsmc.semantics import domains as T
 from fsmc.semantics.compile import CompileError, ExprCompiler, Scope, Slot, constant, view_fn
 from fsmc.semantics.runtime import NAMESPACE
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from fsmc import ir
-from fsmc.backends.native.layout import LVar, fail
-from fsmc.backends.native.lexpr import VD, B, Cond, K, LExpr, Pre, U, V, add, conj, reads
-from fsmc.backends.native.lower import (
+from fsmc.engines.native.encoding import LVar, fail
+from fsmc.engines.native.lexpr import VD, B, Cond, K, LExpr, Pre, U, V, add, conj, reads
+from fsmc.engines.native.lower import (
     PAGE,
     Const,
     ExprLowerer,

@@ -8,7 +8,7 @@ from typing import Any, Literal
 
 from fsmc import ir
 from fsmc.semantics import Machine
-from fsmc.semantics import types as T
+from fsmc.semantics import domains as T
 
 
 class LoweringError(ValueError):

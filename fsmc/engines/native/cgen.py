@@ -1,15 +1,15 @@
 """Renders a lowered model as a C explorer: packed states, an open-addressing hash set, BFS in index order.
 
 The generated library exports fsmc_new / fsmc_explore / fsmc_free and accessors for the arrays
-(states, parent, move, level starts, enabled moves); fsmc/backends/native/space.py wraps them.
+(states, parent, move, level starts, enabled moves); fsmc/engines/native/space.py wraps them.
 """
 
 from __future__ import annotations
 
-from fsmc.backends.native.layout import LVar
-from fsmc.backends.native.lexpr import VD, B, Cond, K, LExpr, Pop, Pre, Tab, U, V
-from fsmc.backends.native.lower import LModel, LMove, LUpdate
-from fsmc.backends.native.packing import Field, Packing
+from fsmc.engines.native.encoding import LVar
+from fsmc.engines.native.lexpr import VD, B, Cond, K, LExpr, Pop, Pre, Tab, U, V
+from fsmc.engines.native.lower import LModel, LMove, LUpdate
+from fsmc.engines.native.packing import Field, Packing
 
 RUNTIME = r"""
 #include <stdint.h>

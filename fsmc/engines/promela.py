@@ -1,6 +1,6 @@
 """Promela backend: the same model as small ints, one `d_step` branch per move, so SPIN can check it.
 
-Encoding (see fsmc/backends/native/layout.py): the page and every variable are small ints; choices
+Encoding (see fsmc/engines/native/layout.py): the page and every variable are small ints; choices
 and refs hold their index in domain order, ints their value, optionals 0 for none and index + 1
 otherwise, sets a bitmask over the element domain, maps one byte per key (0 = absent, else value
 index + 1). Variables of a page other than the current one are held at 0, so SPIN's states are
@@ -16,9 +16,9 @@ from __future__ import annotations
 import re
 
 from fsmc import ir
-from fsmc.backends.native.layout import LoweringError, LVar
-from fsmc.backends.native.lexpr import VD, B, Cond, K, LExpr, Pop, Pre, Tab, U, V, reads
-from fsmc.backends.native.lower import LModel, LMove, ModelBuilder
+from fsmc.engines.native.encoding import LoweringError, LVar
+from fsmc.engines.native.lexpr import VD, B, Cond, K, LExpr, Pop, Pre, Tab, U, V, reads
+from fsmc.engines.native.lower import LModel, LMove, ModelBuilder
 from fsmc.semantics import CompileError, Machine, format_value
 
 MAX_SET = 31  # bits of a Promela int usable as a mask
@@ -208,7 +208,7 @@ class _MoveWriter:
         return out
 
     def update(self, u: object, mv: LMove) -> list[str]:
-        from fsmc.backends.native.lower import LUpdate
+        from fsmc.engines.native.lower import LUpdate
 
         assert isinstance(u, LUpdate)
         var = self.layout.vars[u.var]

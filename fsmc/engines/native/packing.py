@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsmc.backends.native.layout import Layout, LVar, bits_for, fail
+from fsmc.engines.native.encoding import Layout, LVar, bits_for, fail
 
 WORD = 64
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsmc import ir
-from fsmc.backends.native.layout import Layout, LoweringError, LVar, build_layout, fail
-from fsmc.backends.native.lexpr import (
+from fsmc.engines.native.encoding import Layout, LoweringError, LVar, build_layout, fail
+from fsmc.engines.native.lexpr import (
     FALSE,
     TRUE,
     VD,
@@ -34,7 +34,7 @@ from fsmc.backends.native.lexpr import (
     neg,
 )
 from fsmc.semantics import Machine
-from fsmc.semantics import types as T
+from fsmc.semantics import domains as T
 from fsmc.semantics.compile import CompileError, Scope
 
 TABLE_LIMIT = 1 << 18  # entries of one precomputed table
@@ -733,7 +733,7 @@ class ModelBuilder:
         return self.machine.scope(page, params)
 
     def build(self) -> LModel:
-        from fsmc.backends.native.effects import lower_move
+        from fsmc.engines.native.effects import lower_move
 
         moves = [lower_move(self, mv) for mv in self.machine.all_moves]
         entry = self.machine.page_index[self.machine.spec.site.entry]

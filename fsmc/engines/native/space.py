@@ -8,10 +8,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from fsmc.backends.native.build import NativeError, build_library
-from fsmc.backends.native.cgen import render_c
-from fsmc.backends.native.lower import LModel, lower
-from fsmc.backends.native.packing import Packing, pack_layout
+from fsmc.engines.native.build import NativeError, build_library
+from fsmc.engines.native.cgen import render_c
+from fsmc.engines.native.lower import LModel, lower
+from fsmc.engines.native.packing import Packing, pack_layout
 from fsmc.semantics import Machine, Move, State
 
 Progress = Callable[[int, int, int], None]

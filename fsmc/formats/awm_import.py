@@ -524,7 +524,7 @@ class Importer:
 
 def import_fsm_json(data: dict[str, JSON], file: str) -> ir.Spec:
     """The IR of a foreign fsm.json; SpecError lists every construct it cannot take, each with its JSON path."""
-    from fsmc.interop.awm_build import build_spec
+    from fsmc.formats.awm_build import build_spec
 
     imp = Importer(data, file)
     meta, pages = imp.check_shape()

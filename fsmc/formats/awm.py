@@ -6,7 +6,7 @@ exact native form, and the whole fsmc IR of the action under `x_fsmc` (the page'
 under the page's `x_fsmc`, site, enums, tables, session and tasks under `meta.x_fsmc`). Reading a file
 whose `meta.x_fsmc.format` is ours rebuilds the IR from those copies, so
 `from_fsm_json(to_fsm_json(spec)) == spec`. A file without it is imported as a foreign fsm.json
-(fsmc/interop/awm_import.py), which infers finite domains or reports what it cannot bound.
+(fsmc/formats/awm_import.py), which infers finite domains or reports what it cannot bound.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pydantic import ValidationError
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
-from fsmc.interop.awm_native import (
+from fsmc.formats.awm_forms import (
     json_value,
     native_effects,
     native_gui,
@@ -25,7 +25,7 @@ from fsmc.interop.awm_native import (
     param_values,
     schema_type,
 )
-from fsmc.interop.ir_json import ir_to_data
+from fsmc.formats.ir_json import ir_to_data
 from fsmc.printer import effect_to_fsm, expr_to_fsm
 
 __all__ = ["FORMAT", "X", "from_fsm_json", "to_fsm_json"]
@@ -179,6 +179,6 @@ def from_fsm_json(data: dict[str, JSON], file: str) -> ir.Spec:
     """The IR of an fsm.json object: rebuilt exactly if fsmc wrote it, else imported (SpecError on what it cannot take)."""
     if _is_ours(data):
         return _from_ours(data, file)
-    from fsmc.interop.awm_import import import_fsm_json
+    from fsmc.formats.awm_import import import_fsm_json
 
     return import_fsm_json(data, file)

@@ -6,10 +6,10 @@ import re
 from typing import TYPE_CHECKING, Any
 
 from fsmc import ir
-from fsmc.interop.awm_import import fsmc_name
+from fsmc.formats.awm_import import fsmc_name
 
 if TYPE_CHECKING:
-    from fsmc.interop.awm_import import Act, Field, Importer
+    from fsmc.formats.awm_import import Act, Field, Importer
 
 __all__ = ["build_spec"]
 

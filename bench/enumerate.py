@@ -35,6 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsmc.compilation import Compilation
 from fsmc.enumerate.progress import progress_display
 from fsmc.semantics import Machine
 
@@ -179,7 +180,7 @@ def run_native(machine: Machine, max_states: int, show: Show) -> Result:
                   f"lower+gcc {build:.1f}s before the search (cached after the first run)")
 
 
-def run_enumerate(machine: Machine, max_states: int, workdir: Path, show: Show) -> Result:
+def run_enumerate(compilation: Compilation, max_states: int, workdir: Path, show: Show) -> Result:
     """The whole `fsmc enumerate --engine native` (no depth cap): search, goal scan, files written."""
     from fsmc.enumerate import Options, enumerate_spec
 
@@ -191,7 +192,7 @@ def run_enumerate(machine: Machine, max_states: int, workdir: Path, show: Show) 
 
     opts = Options(engine="native", max_depth=None, max_states=max_states)
     t = time.perf_counter()
-    summary = enumerate_spec(machine.spec, workdir / "out", opts, machine=machine, on_phase=phase)
+    summary = enumerate_spec(compilation, workdir / "out", opts, on_phase=phase)
     seconds = time.perf_counter() - t
     # every phase reports its start; it lasts until the next one starts
     bounds = [*starts.values(), t + seconds]
@@ -284,12 +285,13 @@ def main(argv: list[str] | None = None) -> int:
     if "spin" in engines and not shutil.which("spin"):
         raise SystemExit("spin is not installed (apt-get install spin), or leave it out with --engines")
 
-    from fsmc import Compilation
+
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="fsmc-bench-"))
     work.mkdir(parents=True, exist_ok=True)
     (work / "bench.fsm").write_text(shop_spec(args.n))
-    machine = Compilation(work / "bench.fsm").machine
+    compilation = Compilation(work / "bench.fsm")
+    machine = compilation.machine
     print(f"model: n = {args.n}, {len(machine.all_moves)} moves, files in {work}", file=sys.stderr)
     results: list[Result] = []
     spin = None
@@ -301,7 +303,7 @@ def main(argv: list[str] | None = None) -> int:
         if "python" in engines:
             results.append(run_python(machine, args.max_states, args.python_memory, show))
         if "enumerate" in engines:
-            results.append(run_enumerate(machine, args.max_states, work, show))
+            results.append(run_enumerate(compilation, args.max_states, work, show))
     if spin:
         results.append(spin)
     print(table(results, spin))

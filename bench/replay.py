@@ -132,7 +132,7 @@ def main() -> None:
     dist = build_site(spec, work / "sites").dist
     out = work / "out"
     if not (out / "manifest.json").exists():
-        enumerate_spec(spec, out, Options(), spec_path=args.spec)
+        enumerate_spec(args.spec, out, Options())
     records = [json.loads(x) for x in (out / "trajectories.jsonl").read_text().splitlines()][: args.limit]
     stride = max(1, len(records) // max(1, args.naive))
     sample = records[::stride][: args.naive]

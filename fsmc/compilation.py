@@ -1,22 +1,29 @@
-"""One compilation of one spec, its phases computed lazily and once: ir → diagnostics → machine → state space.
+"""One spec through the pipeline, each phase computed once and cached: source → ir → diagnostics → machine → states.
 
-The checks and everything after them share one CheckContext: the machine is compiled once and the
-reachable states are explored once (STYLE principle 6).
+Every command starts from a Compilation, and the later stages take one (`enumerate_spec(c, OUT)`,
+`build_site(c.ir, ...)`), so a spec is read once, checked once and explored once (STYLE principle 7):
+
+    c = Compilation("specs/shop.fsm")
+    c.diagnostics                 # static checks, then the semantic ones if those found no error
+    c.machine                     # the reference semantics (raises SpecError when the spec has errors)
+    c.state_space                 # the reachable states the checks explored
+    c.explore("native", max_states=10**6, max_depth=25)   # the checks' states again where the caps allow
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import cached_property
 from pathlib import Path
 
 import networkx as nx
 
 from fsmc import ir
-from fsmc.checks import CheckContext, check
+from fsmc.checks import CHECKS, CheckContext, check
 from fsmc.diagnostics import Diagnostic, SpecError, has_errors
-from fsmc.engines import StateSpace
+from fsmc.engines import Progress, Space, StateSpace, explore
 from fsmc.frontend import load, load_text
-from fsmc.semantics import Machine
+from fsmc.semantics import Machine, State
 
 
 class Compilation:
@@ -26,8 +33,14 @@ class Compilation:
         self.source = source
         self._text = text
 
+    @property
+    def path(self) -> str | None:
+        """The spec file this compilation reads, or None for a spec given as IR."""
+        return None if isinstance(self.source, ir.Spec) else str(self.source)
+
     @cached_property
     def ir(self) -> ir.Spec:
+        """The resolved IR; raises SpecError when the spec cannot be read or parsed."""
         if isinstance(self.source, ir.Spec):
             return self.source
         if self._text is not None:
@@ -40,7 +53,13 @@ class Compilation:
         return CheckContext(self.ir)
 
     @cached_property
+    def static_diagnostics(self) -> list[Diagnostic]:
+        """The static checks alone, which look at the IR only (what a build needs; no state is explored)."""
+        return sorted({d for c in CHECKS for d in c(self.context)}, key=Diagnostic.sort_key)
+
+    @cached_property
     def diagnostics(self) -> list[Diagnostic]:
+        """Every diagnostic: the static checks, then the semantic ones when the static ones found no error."""
         return check(self.ir, context=self.context)
 
     @property
@@ -61,3 +80,42 @@ class Compilation:
     def state_space(self) -> StateSpace | None:
         """The reachable states the checks explored (up to the context's state cap), or None if it cannot run."""
         return self.context.state_space
+
+    def explore(self, engine: str = "python", *, max_states: int, max_depth: int | None,
+                max_per_page: int | None = None, on_progress: Progress | None = None) -> Space:
+        """The reachable states within these caps: the checks' exploration when it is exactly that, else a new one."""
+        space = reusable_space(self.state_space, self.machine, engine, max_states, max_depth, max_per_page)
+        if space is not None:
+            return space
+        return explore(self.machine, engine, max_states=max_states, max_depth=max_depth,
+                       max_per_page=max_per_page, on_progress=on_progress)
+
+    def page_states(self) -> dict[str, State]:
+        """A state of each page the explored states reach: the first one breadth-first, so one of fewest moves."""
+        space, found = self.state_space, {}
+        if space is None:
+            return {}
+        for s in space.states:
+            page = self.machine.page_of(s)
+            if page not in found:
+                found[page] = s
+                if len(found) == len(self.machine.pages):
+                    break
+        return found
+
+
+def reusable_space(space: StateSpace | None, machine: Machine, engine: str, max_states: int,
+                   max_depth: int | None, max_per_page: int | None) -> StateSpace | None:
+    """`space` (the states the checks explored) when exploring with these caps would give exactly it, else None.
+
+    The reference engine explores breadth-first in one order whatever its caps, so a complete exploration
+    of this machine whose states all fit the caps (depth, count, per page) is what the caps would give:
+    the same states, parents, moves and depths. A native engine is asked to run, so it is not replaced.
+    """
+    if space is None or space.machine is not machine or engine != "python" or not space.complete:
+        return None
+    if len(space) > max_states or (max_depth is not None and max(space.depth) > max_depth):
+        return None
+    if max_per_page is not None and max(Counter(s[0] for s in space.states).values()) > max_per_page:
+        return None
+    return space

@@ -66,7 +66,7 @@ def shop_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from fsmc.enumerate import Options, enumerate_spec
 
     out = tmp_path_factory.mktemp("enumerated") / "shop"
-    enumerate_spec(load(SHOP), out, Options(per_goal=1, negatives=True), spec_path=str(SHOP))
+    enumerate_spec(SHOP, out, Options(per_goal=1, negatives=True))
     return out
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from fsmc import Machine, load
+from fsmc import Compilation, Machine, load
 from fsmc.codegen.layout import PageLayout, decide_layout
 from fsmc.frontend import load_text
 
@@ -385,10 +385,8 @@ _RAW = re.compile(r"\b[a-z]+_[a-z0-9_]+\b|\bNone\b|\bnull\b|\bundefined\b|\bNaN\
 @pytest.mark.parametrize("name", ["shop", "flights", "widgets"])
 def test_pages_show_no_state_variables_or_raw_values(sites: dict[str, Site], name: str) -> None:
     """No debugging panel, no identifiers or None/null in the text, and every control carries a data-testid."""
-    from fsmc.cli.build import first_state_per_page
-
     site = sites[name]
-    for state in first_state_per_page(site.m).values():
+    for state in Compilation(site.m.spec).page_states().values():
         site.reset(state)
         text = site.text()
         assert not _RAW.findall(text), (site.m.page_of(state), _RAW.findall(text))

@@ -8,17 +8,22 @@ from typing import Any
 import pytest
 
 import fsmc.checks.context
-import fsmc.enumerate.run
+import fsmc.compilation
 from fsmc import Compilation, load
 from fsmc.checks import CheckContext, check
 from fsmc.cli import main
 from fsmc.engines.python import explore
 from fsmc.enumerate import Options, enumerate_spec
-from fsmc.enumerate.run import reusable_space
+from fsmc.compilation import reusable_space
 
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "tests" / "fixtures" / "mini.fsm"
 OUTPUTS = ("bfs.json", "trajectories.jsonl", "tasks.jsonl")
+
+
+def caps(opts: Options) -> tuple[Any, ...]:
+    """The arguments of reusable_space that an enumeration's options give."""
+    return opts.engine, opts.max_states, opts.max_depth, opts.per_page_cap
 
 
 @pytest.fixture
@@ -59,16 +64,16 @@ def test_the_checks_space_is_reused_only_when_the_caps_would_explore_the_same() 
     space, machine = c.state_space, c.machine
     assert space is not None and space.complete
     deepest = max(space.depth)
-    assert reusable_space(space, machine, Options()) is space
-    assert reusable_space(space, machine, Options(max_depth=deepest)) is space
-    assert reusable_space(space, machine, Options(max_depth=deepest - 1)) is None
-    assert reusable_space(space, machine, Options(max_states=len(space))) is space
-    assert reusable_space(space, machine, Options(max_states=len(space) - 1)) is None
-    assert reusable_space(space, machine, Options(per_page_cap=len(space))) is space
-    assert reusable_space(space, machine, Options(per_page_cap=10)) is None
-    assert reusable_space(space, machine, Options(engine="native")) is None
-    assert reusable_space(space, Compilation(MINI).machine, Options()) is None  # another machine's moves
-    assert reusable_space(None, machine, Options()) is None
+    assert reusable_space(space, machine, *caps(Options())) is space
+    assert reusable_space(space, machine, *caps(Options(max_depth=deepest))) is space
+    assert reusable_space(space, machine, *caps(Options(max_depth=deepest - 1))) is None
+    assert reusable_space(space, machine, *caps(Options(max_states=len(space)))) is space
+    assert reusable_space(space, machine, *caps(Options(max_states=len(space) - 1))) is None
+    assert reusable_space(space, machine, *caps(Options(per_page_cap=len(space)))) is space
+    assert reusable_space(space, machine, *caps(Options(per_page_cap=10))) is None
+    assert reusable_space(space, machine, *caps(Options(engine="native"))) is None
+    assert reusable_space(space, Compilation(MINI).machine, *caps(Options())) is None  # another machine's moves
+    assert reusable_space(None, machine, *caps(Options())) is None
 
 
 def test_a_reused_space_is_the_one_the_caps_explore() -> None:
@@ -85,15 +90,15 @@ def test_enumerate_explores_once_and_writes_the_same_files(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, args: list[str], reused: bool) -> None:
     reference = tmp_path / "reference"
     opts = Options(seed=5, negatives=True, max_depth=int(args[1]) if args else 25)
-    enumerate_spec(load(MINI), reference, opts, spec_path=str(MINI))
+    enumerate_spec(MINI, reference, opts)
     explored: list[int] = []
-    real = fsmc.enumerate.run.explore_space
+    real = fsmc.compilation.explore
 
     def counted(*a: Any, **kw: Any) -> Any:
         explored.append(1)
         return real(*a, **kw)
 
-    monkeypatch.setattr(fsmc.enumerate.run, "explore_space", counted)
+    monkeypatch.setattr(fsmc.compilation, "explore", counted)
     out = tmp_path / "cli"
     assert main(["enumerate", str(MINI), "-o", str(out), "--seed", "5", "--negatives", *args]) == 0
     assert explored == ([] if reused else [1])

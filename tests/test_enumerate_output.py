@@ -31,7 +31,7 @@ def _jsonl(path: Path) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def mini_out(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("enum") / "mini"
-    enumerate_spec(load(MINI), out, Options(negatives=True, per_goal=2, seed=7), spec_path=str(MINI))
+    enumerate_spec(MINI, out, Options(negatives=True, per_goal=2, seed=7))
     return out
 
 
@@ -143,7 +143,7 @@ def native_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 def test_native_engine_gives_the_same_bytes(mini_out: Path, tmp_path: Path) -> None:
     opts = Options(negatives=True, per_goal=2, seed=7, engine="native")
     for run in ("native", "again"):
-        enumerate_spec(load(MINI), tmp_path / run, opts, spec_path=str(MINI))
+        enumerate_spec(MINI, tmp_path / run, opts)
     for name in FILES:  # twice with the same seed: the same bytes, the manifest included
         assert (tmp_path / "native" / name).read_bytes() == (tmp_path / "again" / name).read_bytes(), name
     for name in ("bfs.json", "trajectories.jsonl", "tasks.jsonl"):  # and what the python engine writes
@@ -162,7 +162,7 @@ def test_per_page_cap_with_either_engine(tmp_path: Path) -> None:
 
 
 def test_the_seed_decides_the_choices(mini_out: Path, tmp_path: Path) -> None:
-    enumerate_spec(load(MINI), tmp_path / "o", Options(negatives=True, per_goal=2, seed=8), spec_path=str(MINI))
+    enumerate_spec(MINI, tmp_path / "o", Options(negatives=True, per_goal=2, seed=8))
     seven, eight = _jsonl(mini_out / "trajectories.jsonl"), _jsonl(tmp_path / "o" / "trajectories.jsonl")
     shortest = [t for t in seven if t["label"] == "shortest"]
     assert shortest == [t for t in eight if t["label"] == "shortest"]  # no choice in a shortest trajectory
@@ -211,7 +211,7 @@ def test_an_interrupted_run_leaves_the_previous_output(mini_out: Path, tmp_path:
 
     monkeypatch.setattr(run_module._Writer, "goal", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        enumerate_spec(load(MINI), out, Options(seed=3), spec_path=str(MINI))
+        enumerate_spec(MINI, out, Options(seed=3))
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # neither the stale folder nor ours is left
     monkeypatch.undo()

@@ -31,7 +31,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     spec = base / "mini.fsm"
     shutil.copy(MINI, spec)
     out = base / "out"
-    enumerate_spec(load(spec), out, Options(negatives=True, per_goal=1, max_depth=12), spec_path=str(spec))
+    enumerate_spec(spec, out, Options(negatives=True, per_goal=1, max_depth=12))
     return out
 
 

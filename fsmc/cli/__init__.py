@@ -9,7 +9,7 @@ import sys
 import traceback
 
 from fsmc import __version__
-from fsmc.cli.common import EXIT_BROKEN_PIPE, EXIT_ERRORS, EXIT_INTERNAL, EXIT_INTERRUPTED
+from fsmc.cli.common import EXIT_BROKEN_PIPE, EXIT_ERRORS, EXIT_INTERNAL, EXIT_INTERRUPTED, Exit
 
 # Each module defines NAME, HELP, add_arguments(parser) and run(args) -> int.
 COMMANDS = (
@@ -48,6 +48,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         code: int = args.run(args)
+    except Exit as done:  # the command printed why it stops
+        return done.code
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -4,10 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from fsmc.checks import check
-from fsmc.cli.common import exit_code, print_diagnostics
-from fsmc.diagnostics import SpecError
-from fsmc.frontend import load
+from fsmc.cli.common import compile_spec, exit_code, print_diagnostics
 
 NAME = "check"
 HELP = "Check a spec and report every problem at once (exit 0 clean, 1 on errors, 2 on unreadable input)."
@@ -19,10 +16,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    try:
-        diagnostics = check(load(args.spec))
-    except SpecError as err:  # unreadable (exit 2), or a syntax or data error (exit 1)
-        diagnostics = list(err.diagnostics)
+    diagnostics = compile_spec(args.spec, args.format).diagnostics
     print_diagnostics(diagnostics, args.format)
     if args.format == "text" and not diagnostics:
         print(f"{args.spec}: ok")

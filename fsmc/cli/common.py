@@ -12,9 +12,8 @@ import contextlib
 import sys
 from pathlib import Path
 
-from fsmc import ir
+from fsmc.compilation import Compilation
 from fsmc.diagnostics import Diagnostic, SpecError, has_errors, render_json, render_text
-from fsmc.frontend import load
 from fsmc.frontend.files import read_limited
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -41,11 +40,35 @@ def exit_code(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> int:
     return EXIT_ERRORS if has_errors(diagnostics) else EXIT_OK
 
 
-def load_or_report(path: str, fmt: str = "text") -> ir.Spec | int:
-    """The spec's IR, or the exit code after printing why it could not be loaded: 2 when the input is no
-    readable spec (E002), 1 when it is a spec with errors (syntax, table files, ...), as `fsmc check` exits."""
+class Exit(Exception):
+    """Ends a command with this exit code; what the user must know has been printed already."""
+
+    def __init__(self, code: int):
+        super().__init__(code)
+        self.code = code
+
+
+def fail(message: str, code: int = EXIT_ERRORS) -> Exit:
+    """Prints `message` to stderr and returns the Exit to raise: `raise fail(f"{path}: error: ...")`."""
+    print(message, file=sys.stderr)
+    return Exit(code)
+
+
+def compile_spec(path: str, fmt: str = "text") -> Compilation:
+    """The compilation of the spec at `path` with its IR read, or Exit after printing why it cannot be read:
+    2 when the input is no readable spec (E002), 1 when it is a spec with errors (syntax, table files, ...)."""
+    c = Compilation(path)
     try:
-        return load(path)
+        c.ir  # noqa: B018 - the phase that reads and parses
     except SpecError as err:
         print_diagnostics(err.diagnostics, fmt)
-        return exit_code(err.diagnostics)
+        raise Exit(exit_code(err.diagnostics)) from None
+    return c
+
+
+def require_clean(c: Compilation, not_done: str, *, static: bool = False) -> None:
+    """Exit 1 after printing the spec's errors (the static checks' alone with `static`), if it has any."""
+    found = c.static_diagnostics if static else c.diagnostics
+    if has_errors(found):
+        print_diagnostics(found)
+        raise fail(f"{c.path}: not {not_done}: fix the errors above first (`fsmc check` shows them too)")

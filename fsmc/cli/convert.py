@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from fsmc.atomic import write_atomic
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, load_or_report, print_diagnostics
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, compile_spec, print_diagnostics
 from fsmc.diagnostics import SpecError
 from fsmc.formats import WRITER_ERRORS, WRITERS
 
@@ -22,9 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    spec = load_or_report(args.spec)
-    if isinstance(spec, int):
-        return spec
+    spec = compile_spec(args.spec).ir
     try:
         text = WRITERS[args.to](spec)
     except SpecError as err:

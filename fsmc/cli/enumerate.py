@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from collections.abc import Callable
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, load_or_report, print_diagnostics
-from fsmc.compilation import Compilation
+from fsmc.cli.common import EXIT_OK, compile_spec, fail, require_clean
 from fsmc.enumerate import ENGINES, EngineError, Options, OutputError, Summary, enumerate_spec
 from fsmc.enumerate.progress import progress_display
-from fsmc.enumerate.run import reusable_space
 from fsmc.semantics import CompileError
 
 NAME = "enumerate"
@@ -63,34 +60,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace, opts: Options, on_phase: Callable[[str, int, int, int], None] | None) -> int:
-    spec = load_or_report(args.spec)
-    if isinstance(spec, int):
-        return spec
+    c = compile_spec(args.spec)
     if on_phase is not None:
         on_phase("check", 0, 0, 0)
-    compilation = Compilation(spec)  # the checks' machine and explored states serve the enumeration too
-    if not compilation.ok:
-        print_diagnostics(compilation.diagnostics)
-        print(f"{args.spec}: not enumerated: fix the errors above (`fsmc check` shows them too)", file=sys.stderr)
-        return EXIT_ERRORS
+    require_clean(c, "enumerated")  # the checks' machine and explored states serve the enumeration too
     started = time.perf_counter()
     try:
-        machine = compilation.machine
-        space = reusable_space(compilation.state_space, machine, opts)
-        summary = enumerate_spec(spec, args.out, opts, spec_path=args.spec, machine=machine, space=space,
-                                 on_phase=on_phase)
+        summary = enumerate_spec(c, args.out, opts, on_phase=on_phase)
     except (EngineError, OutputError) as err:
-        print(f"{args.spec}: error: {err}", file=sys.stderr)
-        return EXIT_ERRORS
+        raise fail(f"{args.spec}: error: {err}") from None
     except CompileError as err:
-        print(f"{args.spec}: error: the spec cannot be executed: {err}", file=sys.stderr)
-        return EXIT_ERRORS
+        raise fail(f"{args.spec}: error: the spec cannot be executed: {err}") from None
     except (KeyboardInterrupt, MemoryError):
         raise
     except Exception as err:  # noqa: BLE001 - a state beyond what `fsmc check` explored broke an expression
-        print(f"{args.spec}: error: evaluating the spec failed beyond the states `fsmc check` explored: "
-              f"{type(err).__name__}: {err}", file=sys.stderr)
-        return EXIT_ERRORS
+        raise fail(f"{args.spec}: error: evaluating the spec failed beyond the states `fsmc check` explored: "
+                   f"{type(err).__name__}: {err}") from None
     _report(args, summary, time.perf_counter() - started)
     return EXIT_OK
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from fsmc.analysis.draw import FORMATS, DrawError, draw
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, load_or_report
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, compile_spec
 
 NAME = "graph"
 HELP = "Draw the page graph of a spec as SVG, PNG, PDF or Graphviz DOT (pages, navigating actions, entry, terminals)."
@@ -24,9 +24,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    spec = load_or_report(args.spec)
-    if isinstance(spec, int):
-        return spec
+    spec = compile_spec(args.spec).ir
     out = Path(args.output) if args.output else Path(Path(args.spec).stem + ".svg")
     try:
         written = draw(spec, out, args.format, args.engine)

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import IO, Any
 
 from fsmc import __version__, ir
-from fsmc.engines import StateSpace
+from fsmc.compilation import Compilation
 from fsmc.enumerate.negatives import negatives
 from fsmc.enumerate.output import OutDir, bfs_path, dumps_doc, dumps_line, file_digest, spec_digest
 from fsmc.enumerate.progress import PhaseProgress  # on_phase(name, done, total, depth): explore, scan, write
-from fsmc.enumerate.search import Hits, Options, Scanner, Space, explore_space
+from fsmc.enumerate.search import Hits, Options, Scanner, Space
 from fsmc.enumerate.trajectories import trajectory
 from fsmc.semantics import Machine
 
@@ -109,28 +109,15 @@ def _manifest(spec_path: str | None, spec: ir.Spec, opts: Options, summary: Summ
     }
 
 
-def reusable_space(space: StateSpace | None, machine: Machine, opts: Options) -> StateSpace | None:
-    """`space` (the states the checks explored) when exploring with `opts` would give exactly it, else None.
-
-    The reference engine explores breadth-first in one order whatever its caps, so a complete exploration
-    of this machine whose states all fit the caps (depth, count, per page) is what the caps would give:
-    the same states, parents, moves and depths. A native engine is asked to run, so it is not replaced.
-    """
-    if space is None or space.machine is not machine or opts.engine != "python" or not space.complete:
-        return None
-    if len(space) > opts.max_states or (opts.max_depth is not None and max(space.depth) > opts.max_depth):
-        return None
-    if opts.per_page_cap is not None and max(Counter(s[0] for s in space.states).values()) > opts.per_page_cap:
-        return None
-    return space
-
-
-def enumerate_spec(spec: ir.Spec, out: str | Path, opts: Options | None = None, *, spec_path: str | None = None,
-                   machine: Machine | None = None, space: Space | None = None,
+def enumerate_spec(spec: Compilation | ir.Spec | str | Path, out: str | Path, opts: Options | None = None, *,
                    on_phase: PhaseProgress | None = None) -> Summary:
-    """Explore the spec (or use `space`), find every goal, write OUT. The spec must have passed the checks."""
+    """Explore the spec, find every goal, write OUT; raises SpecError when the spec has errors.
+
+    Given a Compilation, its machine and the states its checks explored serve the search.
+    """
+    c = spec if isinstance(spec, Compilation) else Compilation(spec)
     opts = opts or Options()
-    machine = machine or Machine(spec)
+    machine = c.machine
 
     def phase(name: str, total: int = 0) -> Callable[[int, int, int], None] | None:
         """The progress callback of a phase, called once now so that the phase is timed from its start."""
@@ -139,8 +126,8 @@ def enumerate_spec(spec: ir.Spec, out: str | Path, opts: Options | None = None, 
         on_phase(name, 0, total, 0)
         return lambda a, b, d: on_phase(name, a, b, d)
 
-    if space is None:
-        space = explore_space(machine, opts, phase("explore"))
+    space = c.explore(opts.engine, max_states=opts.max_states, max_depth=opts.max_depth,
+                      max_per_page=opts.per_page_cap, on_progress=phase("explore"))
     summary = Summary()
     scanner = Scanner(machine, opts)
     scanner.scan(space, phase("scan", len(space)))
@@ -155,7 +142,7 @@ def enumerate_spec(spec: ir.Spec, out: str | Path, opts: Options | None = None, 
                 write(n + 1, len(results), 0)
         writer.traj.close()
         writer.tasks.close()
-        d.write("bfs.json", dumps_doc(_bfs_doc(spec, writer.bfs_paths)))
-        d.write("manifest.json", dumps_doc(_manifest(spec_path, spec, opts, summary, d)))
+        d.write("bfs.json", dumps_doc(_bfs_doc(c.ir, writer.bfs_paths)))
+        d.write("manifest.json", dumps_doc(_manifest(c.path, c.ir, opts, summary, d)))
         d.commit()
     return summary

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fsmc.engines import Progress, Space, explore
+from fsmc.engines import Progress, Space
 from fsmc.enumerate.goals import Family, Goal, TerminalFamily, derived_families, task_goals
 from fsmc.semantics import Machine, State
 
@@ -37,12 +37,6 @@ class Options:
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
-
-
-def explore_space(machine: Machine, opts: Options, on_progress: Progress | None = None) -> Space:
-    """The reachable states as the options ask: engine, state and depth caps, per-page cap."""
-    return explore(machine, opts.engine, max_states=opts.max_states, max_depth=opts.max_depth,
-                   max_per_page=opts.per_page_cap, on_progress=on_progress)
 
 
 @dataclass

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from fsmc.codegen import bundle, generate
-from fsmc.frontend import load, load_text
+from fsmc.formats import load, load_text
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from fsmc.checks import CHECKS, CheckContext, check
-from fsmc.frontend import load_text
+from fsmc.formats import load_text
 from fsmc.frontend.parser import parse, parse_lark
 from fsmc.testing import synthetic_spec
 

@@ -17,15 +17,16 @@ __version__ = "0.1.0"
 
 _WHERE = {
     "Compilation": "fsmc.compilation", "Diagnostic": "fsmc.diagnostics", "SpecError": "fsmc.diagnostics",
-    "load": "fsmc.frontend", "load_text": "fsmc.frontend", "Machine": "fsmc.semantics", "Move": "fsmc.semantics",
-    "State": "fsmc.semantics",
+    "load": "fsmc.formats", "load_text": "fsmc.formats", "Machine": "fsmc.semantics", "Move": "fsmc.semantics",
+    "State": "fsmc.semantics", "Source": "fsmc.source", "load_source": "fsmc.formats", "read_source": "fsmc.source",
 }
 
 if TYPE_CHECKING:
     from fsmc.compilation import Compilation
     from fsmc.diagnostics import Diagnostic, SpecError
-    from fsmc.frontend import load, load_text
+    from fsmc.formats import load, load_source, load_text
     from fsmc.semantics import Machine, Move, State
+    from fsmc.source import Source, read_source
 
 
 def __getattr__(name: str) -> Any:
@@ -37,4 +38,5 @@ def __getattr__(name: str) -> Any:
     return value
 
 
-__all__ = ["Compilation", "Diagnostic", "Machine", "Move", "SpecError", "State", "__version__", "load", "load_text"]
+__all__ = ["Compilation", "Diagnostic", "Machine", "Move", "Source", "SpecError", "State", "__version__", "load",
+           "load_source", "load_text", "read_source"]

@@ -22,30 +22,40 @@ from fsmc import ir
 from fsmc.checks import CHECKS, CheckContext, check
 from fsmc.diagnostics import Diagnostic, SpecError, has_errors
 from fsmc.engines import Progress, Space, StateSpace, explore
-from fsmc.frontend import load, load_text
+from fsmc.formats import load_source
 from fsmc.semantics import Machine, State
+from fsmc.source import Source, read_source
 
 
 class Compilation:
     """`Compilation("specs/shop.fsm").machine` parses, checks and compiles, raising SpecError on errors."""
 
-    def __init__(self, source: str | Path | ir.Spec, *, text: str | None = None):
-        self.source = source
-        self._text = text
+    def __init__(self, spec: str | Path | ir.Spec | Source, *, text: str | None = None):
+        self._given = Source(str(spec), text) if text is not None else spec
+        # where table files lie: beside a spec file; text and Source objects name none
+        self._base = Path(spec).resolve().parent if isinstance(spec, str | Path) and text is None else None
 
     @property
     def path(self) -> str | None:
         """The spec file this compilation reads, or None for a spec given as IR."""
-        return None if isinstance(self.source, ir.Spec) else str(self.source)
+        given = self._given
+        return given.name if isinstance(given, Source) else None if isinstance(given, ir.Spec) else str(given)
+
+    @cached_property
+    def source(self) -> Source | None:
+        """The spec's text, read once (None for a spec given as IR); SpecError(E002) when it cannot be read."""
+        given = self._given
+        if isinstance(given, ir.Spec | Source):
+            return given if isinstance(given, Source) else None
+        return read_source(given)
 
     @cached_property
     def ir(self) -> ir.Spec:
         """The resolved IR; raises SpecError when the spec cannot be read or parsed."""
-        if isinstance(self.source, ir.Spec):
-            return self.source
-        if self._text is not None:
-            return load_text(self._text, str(self.source))
-        return load(self.source)
+        if isinstance(self._given, ir.Spec):
+            return self._given
+        assert self.source is not None
+        return load_source(self.source, self._base)
 
     @cached_property
     def context(self) -> CheckContext:

@@ -12,7 +12,7 @@ import pytest
 
 from fsmc.checks import check
 from fsmc.diagnostics import SpecError, render_text
-from fsmc.frontend import load
+from fsmc.formats import load
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = sorted((ROOT / "tests" / "fixtures" / "checks").glob("*.fsm"))

@@ -20,9 +20,11 @@ from hypothesis import strategies as st
 from fsmc import ir
 from fsmc.checks import check
 from fsmc.diagnostics import SpecError
-from fsmc.frontend import load, load_text
+from fsmc.formats import load, load_text
 from fsmc.frontend.descent import ATOM_KEYWORDS, LVALUE_KEYWORDS, Bail, parse_fast
-from fsmc.frontend.parser import ToIR, _parser, parse, parse_lark
+from fsmc.frontend.builder import IRBuilder
+from fsmc.frontend.grammar import lark_parser
+from fsmc.frontend.parser import parse, parse_lark
 from fsmc.printer import expr_to_fsm, to_fsm
 from fsmc.testing import specs, synthetic_spec
 
@@ -43,9 +45,9 @@ def _dump(spec: ir.Spec) -> dict[str, Any]:
     return spec.model_dump()
 
 
-def fast_or_none(text: str, file: str = "fuzz.fsm", base: Path = ROOT) -> tuple[ir.Spec, ToIR] | None:
+def fast_or_none(text: str, file: str = "fuzz.fsm", base: Path = ROOT) -> tuple[ir.Spec, IRBuilder] | None:
     """What the fast path builds, with its builder (for the problems it found), or None when it bails."""
-    builder = ToIR(file, base)
+    builder = IRBuilder(file, base)
     try:
         return parse_fast(text, builder), builder
     except (Bail, ValueError):  # parse() hands both to lark
@@ -97,7 +99,7 @@ def test_fast_path_builds_lark_ir_for_random_specs(spec: ir.Spec) -> None:
 
 # Words the printer would print as names, keywords among them: where lark's contextual lexer reads
 # a keyword as a name depends on the parser state, which is what the fast path must get right.
-KEYWORDS = sorted(t.pattern.value for t in _parser().terminals
+KEYWORDS = sorted(t.pattern.value for t in lark_parser().terminals
                   if t.pattern.type == "str" and re.fullmatch(r"[A-Za-z_]\w*", t.pattern.value))
 NAMES = st.sampled_from(["a", "x_1", "cart", "pages", "len", "Item", *KEYWORDS])
 LITERALS = st.one_of(st.integers(-1000, 1000), st.sampled_from([0.5, 2.25, "s", "a b", True, False, None]))
@@ -194,7 +196,7 @@ def test_fast_path_agrees_on_any_layout(path: Path, data: st.DataObject) -> None
 
 def _keywords_accepted(state_filter: set[str]) -> set[str]:
     """The keywords lark's contextual lexer reads as keywords in the parser states that accept all of `state_filter`."""
-    lark = _parser()
+    lark = lark_parser()
     words = {t.name: t.pattern.value for t in lark.terminals
              if t.pattern.type == "str" and re.fullmatch(r"[A-Za-z_]\w*", t.pattern.value)}
     states = lark.parser.parser.parser.parse_table.states

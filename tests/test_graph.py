@@ -9,7 +9,7 @@ import pytest
 
 from fsmc.analysis.draw import draw, layout, to_dot
 from fsmc.cli import main
-from fsmc.frontend import load
+from fsmc.formats import load
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 SPECS = [FIXTURES / "mini.fsm", FIXTURES / "checks" / "E401_unreachable_pages.fsm"]

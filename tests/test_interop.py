@@ -56,6 +56,17 @@ def test_ir_json_that_is_not_ir_is_reported() -> None:
     assert err.value.diagnostics[0].message.startswith("not a valid fsmc IR: site.entry")
 
 
+def test_each_reader_reads_its_format_and_load_picks_by_content(tmp_path: Path) -> None:
+    spec = load(FIXTURES / "mini.fsm")
+    with pytest.raises(SpecError) as err:
+        from_ir_json(WRITERS["fsm-json"](spec), "awm.json")  # an fsm.json is no IR
+    assert err.value.diagnostics[0].code == "E002"
+    for fmt in ("ir", "fsm-json", "fsm"):
+        path = tmp_path / f"spec.{fmt}"  # no .json suffix: the content decides
+        path.write_text(WRITERS[fmt](spec))
+        assert load(path) == spec
+
+
 # ---------------------------------------------------------------- fsm.json written by fsmc
 
 

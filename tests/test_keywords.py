@@ -18,7 +18,8 @@ from fsmc import SpecError, ir, load_text
 from fsmc.checks import CheckContext
 from fsmc.checks.keyword_names import keyword_names_check
 from fsmc.frontend.keywords import ATOM_KEYWORDS, ITEM_KEYWORDS, LVALUE_KEYWORDS, RESERVED, TYPE_KEYWORDS
-from fsmc.frontend.parser import _parser, keywords, parse_lark
+from fsmc.frontend.grammar import keywords, lark_parser
+from fsmc.frontend.parser import parse_lark
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = "site s { entry p }\n"
@@ -41,7 +42,7 @@ NAME_ONLY = ["page p {{ action a {{ toggle {k} clear {k} add c to {k} remove c f
 
 def _parses(text: str) -> bool:
     try:
-        _parser().parse(text)
+        lark_parser().parse(text)
     except UnexpectedInput:
         return False
     return True

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
 
-from fsmc import SpecError, load_text
-from fsmc.cli.common import exit_code
+from fsmc import SpecError, load, load_text
+from fsmc.checks import check
+from fsmc.cli.common import exit_code, print_diagnostics
 from fsmc.diagnostics import EXCERPT_WIDTH, Diagnostic, render_text
-from fsmc.frontend import read_source
+from fsmc.enumerate import spec_digest
 from fsmc.ir import Span
+from fsmc.source import Source, read_source, recall
 
 
 def first_error(text: str) -> str:
@@ -106,3 +109,40 @@ def test_a_repeated_clause_is_an_error_at_the_repetition(body: str, line: int, m
     assert (d.code, d.message, d.span.line, d.span.col) == ("E010", message, line + 1, 2)
     assert d.hint is not None and d.hint.startswith(hint)
     assert [(span.line, note) for span, note in d.notes] == [(line, "first given here")]
+
+
+# ---------------------------------------------------------------- a spec is read once
+
+
+def test_source_positions_round_trip() -> None:
+    src = Source("s.fsm", "ab\ncd\r\n\nlast")
+    assert src.line_starts == (0, 3, 7, 8)
+    assert [src.position(o) for o in (0, 2, 3, 5, 7, 8, 11)] == [(1, 1), (1, 3), (2, 1), (2, 3), (3, 1), (4, 1), (4, 4)]
+    assert all(src.offset(*src.position(o)) == o for o in range(len(src.text)))
+    assert [src.line(n) for n in range(5)] == ["", "ab", "cd\r", "", "last"]
+
+
+def test_read_source_keeps_the_bytes_it_read(tmp_path: Path) -> None:
+    data = "\ufeffsite s { entry p }\npage p \"Café\" { }\n".encode()
+    path = tmp_path / "bom.fsm"
+    path.write_bytes(data)
+    src = read_source(path)
+    assert src.text.startswith("site") and src.bom and src.data == data
+    assert src.digest == hashlib.sha256(data).hexdigest()
+
+
+def test_a_loaded_spec_is_not_read_again(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Diagnostics, narrowed spans and the digest use the source that was parsed, even once the file is gone."""
+    (tmp_path / "rows.json").write_text('[{"id": "a"}]')
+    text = 'site s { entry p }\ntable t(id: str) key id = load "rows.json"\npage p {\n  action a { goto nowhere }\n}\n'
+    path = tmp_path / "gone.fsm"
+    path.write_text(text)
+    spec = load(path)
+    digest = spec_digest(path, spec)
+    path.unlink()
+    (tmp_path / "rows.json").unlink()
+    assert recall(str(tmp_path / "rows.json")) is not None and spec_digest(path, spec) == digest
+    found = [d for d in check(spec) if "nowhere" in d.message]
+    assert (found[0].span.line, found[0].span.col) == (4, 19)  # the word, found in the remembered text
+    print_diagnostics(found)
+    assert "4 |   action a { goto nowhere }" in capsys.readouterr().err

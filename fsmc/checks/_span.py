@@ -1,69 +1,33 @@
 """Narrower spans for names the IR keeps as plain strings (a goto target, a carried name, a table row).
 
 The IR locates nodes, not every name inside them; to point the caret at the offending word the
-checks look for it in the source text inside the node's span. When the source cannot be read (a
-spec built in memory, an IR loaded from JSON) the node's own span is used.
+checks look for it in the spec's source (the text that was parsed, fsmc.source.recall) inside the
+node's span. For a spec without a remembered source (built in memory, an IR loaded from JSON) the
+node's own span is used.
 """
 
 from __future__ import annotations
 
-import functools
-import os
 import re
 from collections.abc import Iterator
 
 from fsmc import ir
+from fsmc.source import Source, recall
 
 
-@functools.lru_cache(maxsize=32)
-def _read(file: str, mtime_ns: int) -> tuple[str, list[int]] | None:
-    try:
-        with open(file, encoding="utf-8", errors="replace") as fh:
-            text = fh.read().removeprefix("\ufeff")
-    except OSError:
+def _region(span: ir.Span) -> tuple[Source, int, int] | None:
+    """The source of `span` and the offsets where the span begins and ends in its text."""
+    source = recall(span.file) if span.file and span.line >= 1 else None
+    if source is None:
         return None
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    return text, starts
+    begin = source.offset(span.line, span.col)
+    end = source.offset(span.end_line, span.end_col) if span.end_line >= span.line else len(source.text)
+    return source, begin, max(begin, min(end, len(source.text)))
 
 
-def _source(file: str) -> tuple[str, list[int]] | None:
-    try:
-        mtime = os.stat(file).st_mtime_ns
-    except OSError:
-        return None
-    return _read(file, mtime)
-
-
-def _offset(starts: list[int], line: int, col: int) -> int:
-    return starts[min(max(line, 1), len(starts)) - 1] + max(col, 1) - 1
-
-
-def _position(starts: list[int], offset: int) -> tuple[int, int]:
-    lo, hi = 0, len(starts) - 1
-    while lo < hi:  # the last line start <= offset
-        mid = (lo + hi + 1) // 2
-        if starts[mid] <= offset:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo + 1, offset - starts[lo] + 1
-
-
-def _region(span: ir.Span) -> tuple[str, list[int], int, int] | None:
-    if not span.file or span.line < 1:
-        return None
-    src = _source(span.file)
-    if src is None:
-        return None
-    text, starts = src
-    begin = _offset(starts, span.line, span.col)
-    end = _offset(starts, span.end_line, span.end_col) if span.end_line >= span.line else len(text)
-    return text, starts, begin, max(begin, min(end, len(text)))
-
-
-def _make(span: ir.Span, starts: list[int], start: int, end: int) -> ir.Span:
-    line, col = _position(starts, start)
-    end_line, end_col = _position(starts, end)
+def _make(span: ir.Span, source: Source, start: int, end: int) -> ir.Span:
+    line, col = source.position(start)
+    end_line, end_col = source.position(end)
     return ir.Span(file=span.file, line=line, col=col, end_line=end_line, end_col=end_col)
 
 
@@ -72,12 +36,12 @@ def find(span: ir.Span, pattern: str, nth: int = 0) -> ir.Span:
     region = _region(span)
     if region is None:
         return span
-    text, starts, begin, end = region
+    source, begin, end = region
     rx = re.compile(pattern)
-    for i, m in enumerate(rx.finditer(text, begin, end)):
+    for i, m in enumerate(rx.finditer(source.text, begin, end)):
         if i == nth:
             g = 1 if rx.groups else 0
-            return _make(span, starts, m.start(g), m.end(g))
+            return _make(span, source, m.start(g), m.end(g))
     return span
 
 
@@ -102,8 +66,8 @@ def rows(span: ir.Span) -> list[ir.Span]:
     region = _region(span)
     if region is None:
         return []
-    text, starts, begin, end = region
-    return [_make(span, starts, a, b) for a, b in _row_ranges(text, begin, end)]
+    source, begin, end = region
+    return [_make(span, source, a, b) for a, b in _row_ranges(source.text, begin, end)]
 
 
 def _row_ranges(text: str, begin: int, end: int) -> Iterator[tuple[int, int]]:

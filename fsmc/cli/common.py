@@ -14,21 +14,33 @@ from pathlib import Path
 
 from fsmc.compilation import Compilation
 from fsmc.diagnostics import Diagnostic, SpecError, has_errors, render_json, render_text
-from fsmc.frontend.files import read_limited
+from fsmc.source import read_limited, recall
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141  # 128 + SIGINT, 128 + SIGPIPE, as a shell reports them
 
 
+def _shown_text(file: str) -> str | None:
+    """The text a diagnostic's excerpt shows: the source that was parsed, else (a file refused as not UTF-8)
+    the file read again with its bad bytes replaced; None for a file that cannot be read at all."""
+    source = recall(file)
+    if source is not None:
+        return source.text
+    with contextlib.suppress(OSError, ValueError):  # a file fsmc refused to read (FileRefused) is not read to show it
+        return read_limited(Path(file)).decode("utf-8", errors="replace")
+    return None
+
+
 def print_diagnostics(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic], fmt: str = "text") -> None:
+    """The diagnostics on stderr, each with its source line and a caret (`fmt="json"`: as JSON on stdout)."""
     if fmt == "json":
         print(render_json(diagnostics))
         return
     sources: dict[str, str] = {}
-    for d in diagnostics:
-        if d.span.file and d.span.file not in sources:
-            with contextlib.suppress(OSError, ValueError):  # a file fsmc refused to read is not read to show it
-                sources[d.span.file] = read_limited(Path(d.span.file)).decode("utf-8", errors="replace")
+    for file in dict.fromkeys(d.span.file for d in diagnostics if d.span.file):
+        text = _shown_text(file)
+        if text is not None:
+            sources[file] = text
     if diagnostics:
         print(render_text(diagnostics, sources), file=sys.stderr)
 

@@ -9,7 +9,6 @@ them depends on time, paths of temporary files or hash seeds: the same inputs gi
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
@@ -19,6 +18,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from fsmc import ir
+from fsmc.source import Source, recall
 
 FILES = ("bfs.json", "trajectories.jsonl", "tasks.jsonl", "manifest.json")
 
@@ -35,12 +35,24 @@ def dumps_doc(doc: Any) -> str:
     return json.dumps(doc, ensure_ascii=False, indent=2) + "\n"
 
 
-def spec_digest(path: str | Path | None, spec: ir.Spec) -> str:
+def _spec_bytes(path: str | Path | Source) -> bytes:
+    """The bytes of the spec file as they were read and parsed (fsmc.source.recall), else read now."""
+    if isinstance(path, Source):
+        return path.data
+    source = recall(str(path))
+    if source is not None:
+        return source.data
+    try:
+        return Path(path).read_bytes()
+    except OSError:
+        return b""
+
+
+def spec_digest(path: str | Path | Source | None, spec: ir.Spec) -> str:
     """sha256 of the spec file's bytes and of every table's rows (data loaded from other files included)."""
     h = hashlib.sha256()
     if path is not None:
-        with contextlib.suppress(OSError):
-            h.update(Path(path).read_bytes())
+        h.update(_spec_bytes(path))
     for t in spec.tables:
         h.update(b"\0table\0" + t.name.encode())
         h.update(json.dumps([list(r) for r in t.rows], ensure_ascii=False).encode())

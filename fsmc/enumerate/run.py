@@ -99,12 +99,12 @@ def _bfs_doc(spec: ir.Spec, paths: dict[str, list[dict[str, Any]]]) -> dict[str,
     return {"initial": spec.site.entry, "terminals": terminals}
 
 
-def _manifest(spec_path: str | None, spec: ir.Spec, opts: Options, summary: Summary, out: OutDir) -> dict[str, Any]:
+def _manifest(c: Compilation, opts: Options, summary: Summary, out: OutDir) -> dict[str, Any]:
     files = {name: file_digest(out.path(name)) for name in ("bfs.json", "trajectories.jsonl", "tasks.jsonl")}
     return {
         "fsmc_version": __version__,
-        "spec": {"path": os.path.abspath(spec_path) if spec_path else None, "site": spec.site.name,
-                 "sha256": spec_digest(spec_path, spec)},
+        "spec": {"path": os.path.abspath(c.path) if c.path else None, "site": c.ir.site.name,
+                 "sha256": spec_digest(c.source, c.ir)},
         "options": opts.to_json(), "counts": summary.to_json(), "files": files,
     }
 
@@ -143,6 +143,6 @@ def enumerate_spec(spec: Compilation | ir.Spec | str | Path, out: str | Path, op
         writer.traj.close()
         writer.tasks.close()
         d.write("bfs.json", dumps_doc(_bfs_doc(c.ir, writer.bfs_paths)))
-        d.write("manifest.json", dumps_doc(_manifest(c.path, c.ir, opts, summary, d)))
+        d.write("manifest.json", dumps_doc(_manifest(c, opts, summary, d)))
         d.commit()
     return summary

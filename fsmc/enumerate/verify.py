@@ -23,7 +23,7 @@ from fsmc import ir
 from fsmc.enumerate.answers import answer_record
 from fsmc.enumerate.output import file_digest, spec_digest
 from fsmc.enumerate.trajectories import gui_ops
-from fsmc.frontend import load
+from fsmc.formats import load
 from fsmc.semantics import Machine, Move, State, render_template, state_difference
 
 LABELS = {"positive": ("shortest", "alternative"), "negative": ("truncated", "disabled_move")}

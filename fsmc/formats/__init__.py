@@ -1,20 +1,25 @@
-"""The spec in other shapes: fsmc IR JSON, AutoWebWorld fsm.json, Promela; a registry of writers by format name.
+"""The spec's formats (.fsm, IR JSON, AutoWebWorld fsm.json; Promela written only): one `load`, writers by name.
 
-Adding a format is one line in WRITERS; `fsmc convert --to NAME` offers every name listed here.
-Heavy writers are registered with `_lazy` so that importing this package stays cheap.
+`load` reads a file once into a Source, picks the reader from the content (JSON with "site": IR; JSON
+with "meta" and "pages": AutoWebWorld; anything else: .fsm) and resolves the IR. Adding a writer is one
+line in WRITERS; `fsmc convert --to NAME` offers every name listed here. Heavy writers are registered
+with `_lazy` so that importing this package stays cheap.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 from collections.abc import Callable
+from pathlib import Path
 
 from fsmc import ir
-from fsmc.diagnostics import SpecError
-from fsmc.formats.awm import from_fsm_json, to_fsm_json
-from fsmc.formats.ir_json import from_ir_json, to_ir_json
-from fsmc.printer import to_fsm
+from fsmc.diagnostics import Diagnostic, SpecError
+from fsmc.formats.awm import from_fsm_json, fsm_json_text, is_fsm_json, to_fsm_json
+from fsmc.formats.fsm import from_fsm, to_fsm
+from fsmc.formats.ir_json import from_ir_data, from_ir_json, is_ir_data, to_ir_json
+from fsmc.formats.json_text import json_data, looks_like_json
+from fsmc.frontend import resolve
+from fsmc.source import Source, read_source, remember
 
 Writer = Callable[[ir.Spec], str]
 
@@ -30,11 +35,6 @@ def _lazy(module: str, name: str) -> Writer:
     return run
 
 
-def fsm_json_text(spec: ir.Spec) -> str:
-    """The AutoWebWorld fsm.json, indented, keys in their order (meta, pages, nav_skeleton)."""
-    return json.dumps(to_fsm_json(spec), indent=2, ensure_ascii=False) + "\n"
-
-
 WRITERS: dict[str, Writer] = {
     "fsm": to_fsm,
     "ir": to_ir_json,
@@ -45,5 +45,35 @@ WRITERS: dict[str, Writer] = {
 # What a writer raises for a spec it cannot express; the CLI reports these instead of a traceback.
 WRITER_ERRORS: tuple[type[Exception], ...] = (SpecError, ValueError)
 
-__all__ = ["WRITERS", "WRITER_ERRORS", "Writer", "from_fsm_json", "from_ir_json", "fsm_json_text", "to_fsm_json",
-           "to_ir_json"]
+
+def read_spec(source: Source, base_dir: Path | None = None) -> ir.Spec:
+    """The spec of a source in whichever format its content is (unresolved); SpecError with diagnostics."""
+    if not looks_like_json(source.text, source.name):
+        return from_fsm(source.text, source.name, base_dir)
+    data = json_data(source.text, source.name)
+    if is_ir_data(data):
+        return from_ir_data(data, source.name)
+    if is_fsm_json(data):
+        return from_fsm_json(data, source.name)
+    raise SpecError([Diagnostic(
+        "E002", "JSON is neither an fsmc IR (with 'site') nor an AutoWebWorld fsm.json (with 'meta' and 'pages')",
+        ir.Span(file=source.name, line=1, col=1))])
+
+
+def load_source(source: Source, base_dir: Path | None = None) -> ir.Spec:
+    """Read and resolve a spec's source, remembering it (fsmc.source.recall) for diagnostics and digests."""
+    return resolve(read_spec(remember(source), base_dir))
+
+
+def load_text(text: str, file: str = "<spec>", base_dir: Path | None = None) -> ir.Spec:
+    """Parse and resolve spec text of any format (JSON if it starts with '{' or '[', or the file is .json)."""
+    return load_source(Source(file, text), base_dir)
+
+
+def load(path: str | Path) -> ir.Spec:
+    """Read, parse and resolve a spec file; raises SpecError with diagnostics on failure."""
+    return load_source(read_source(path), Path(path).resolve().parent)
+
+
+__all__ = ["WRITERS", "WRITER_ERRORS", "Writer", "from_fsm", "from_fsm_json", "from_ir_json", "fsm_json_text",
+           "load", "load_source", "load_text", "read_spec", "to_fsm", "to_fsm_json", "to_ir_json"]

@@ -11,12 +11,14 @@ whose `meta.x_fsmc.format` is ours rebuilds the IR from those copies, so
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from pydantic import ValidationError
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
+from fsmc.formats.awm_build import import_fsm_json
 from fsmc.formats.awm_forms import (
     json_value,
     native_effects,
@@ -28,7 +30,7 @@ from fsmc.formats.awm_forms import (
 from fsmc.formats.ir_json import ir_to_data
 from fsmc.printer import effect_to_fsm, expr_to_fsm
 
-__all__ = ["FORMAT", "X", "from_fsm_json", "to_fsm_json"]
+__all__ = ["FORMAT", "X", "from_fsm_json", "fsm_json_text", "is_fsm_json", "to_fsm_json"]
 
 X = "x_fsmc"
 FORMAT = "fsmc-ir/1"
@@ -127,6 +129,11 @@ def to_fsm_json(spec: ir.Spec) -> dict[str, JSON]:
     return {"meta": _meta(spec), "pages": [_page_json(spec, p) for p in spec.pages], "nav_skeleton": _nav_skeleton(spec)}
 
 
+def fsm_json_text(spec: ir.Spec) -> str:
+    """The AutoWebWorld fsm.json, indented, keys in their order (meta, pages, nav_skeleton)."""
+    return json.dumps(to_fsm_json(spec), indent=2, ensure_ascii=False) + "\n"
+
+
 # ---------------------------------------------------------------- reading what we wrote
 
 
@@ -175,10 +182,16 @@ def _from_ours(data: dict[str, JSON], file: str) -> ir.Spec:
         raise _invalid(file, f"{X} copy", "nested too deeply") from None
 
 
+def is_fsm_json(data: JSON) -> bool:
+    """Whether JSON data is meant as an AutoWebWorld fsm.json: an object with 'meta' and 'pages'."""
+    return isinstance(data, dict) and "pages" in data and "meta" in data
+
+
 def from_fsm_json(data: dict[str, JSON], file: str) -> ir.Spec:
-    """The IR of an fsm.json object: rebuilt exactly if fsmc wrote it, else imported (SpecError on what it cannot take)."""
+    """The IR of an fsm.json object: rebuilt exactly if fsmc wrote it, else imported (SpecError on what it cannot take).
+
+    Diagnostics of an import give the line of the page's or action's id when `file` was loaded as a Source.
+    """
     if _is_ours(data):
         return _from_ours(data, file)
-    from fsmc.formats.awm_import import import_fsm_json
-
     return import_fsm_json(data, file)

@@ -1,17 +1,14 @@
-"""Builds the IR of a foreign fsm.json once the importer has fixed every field's domain."""
+"""Imports a foreign fsm.json: once the importer (awm_import.py) has fixed every field's domain, builds the IR."""
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from fsmc import ir
-from fsmc.formats.awm_import import fsmc_name
+from fsmc.formats.awm_import import Act, Field, Importer, fsmc_name
 
-if TYPE_CHECKING:
-    from fsmc.formats.awm_import import Act, Field, Importer
-
-__all__ = ["build_spec"]
+__all__ = ["build_spec", "import_fsm_json"]
 
 JSON = Any
 _CMP = {"eq": "==", "neq": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
@@ -223,3 +220,17 @@ def build_spec(imp: Importer, meta: dict[str, JSON], pages: list[dict[str, JSON]
         session=tuple(imp.var("", n) for n in imp.global_names),
         pages=tuple(_page(imp, p, imp.acts, f"pages[{i}]") for i, p in enumerate(pages)),
     )
+
+
+def import_fsm_json(data: dict[str, JSON], file: str) -> ir.Spec:
+    """The IR of a foreign fsm.json; SpecError lists every construct it cannot take, each with its JSON path."""
+    imp = Importer(data, file)
+    meta, pages = imp.check_shape()
+    imp.read_fields(meta, pages)
+    imp.read_actions(pages)
+    imp.gather()
+    imp.infer_types()
+    imp.stop_if_problems()
+    spec = build_spec(imp, meta, pages)
+    imp.stop_if_problems()
+    return spec

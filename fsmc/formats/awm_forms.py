@@ -110,21 +110,49 @@ def _compare(e: ir.Binary, params: set[str], variables: set[str]) -> list[dict[s
     return [{"path": "$." + var.id, "cond": _COND[op], "value": value}]
 
 
-def _native_require(e: ir.Expr, params: set[str], variables: set[str]) -> list[dict[str, JSON]] | None:
-    if isinstance(e, ir.Binary) and e.op == "and":
-        left, right = _native_require(e.left, params, variables), _native_require(e.right, params, variables)
-        return None if left is None or right is None else left + right
-    if isinstance(e, ir.Name) and e.id in variables:
-        return [{"path": "$." + e.id, "cond": "eq", "value": True}]
-    if isinstance(e, ir.Unary) and e.op == "not" and isinstance(e.operand, ir.Name) and e.operand.id in variables:
-        return [{"path": "$." + e.operand.id, "cond": "eq", "value": False}]
-    if isinstance(e, ir.Binary) and e.op in _COND:
-        return _length_gt(e, variables) or _compare(e, params, variables)
-    if isinstance(e, ir.Binary) and e.op == "in" and isinstance(e.left, ir.Name) and e.left.id in variables:
-        ok, value = _operand(e.right, params, variables)
-        if ok and isinstance(value, list):
-            return [{"path": "$." + e.left.id, "cond": "oneof", "value": value}]
-    return None
+Conds = list[dict[str, JSON]] | None
+
+
+class _Require(ir.ExprVisitor[Conds]):
+    """Their conditions for one require, or None where it has no native form (every node kind says which)."""
+
+    def __init__(self, params: set[str], variables: set[str]):
+        self.params, self.variables = params, variables
+
+    def visit_binary(self, e: ir.Binary) -> Conds:
+        if e.op == "and":
+            left, right = self.visit(e.left), self.visit(e.right)
+            return None if left is None or right is None else left + right
+        if e.op in _COND:
+            return _length_gt(e, self.variables) or _compare(e, self.params, self.variables)
+        if e.op == "in" and isinstance(e.left, ir.Name) and e.left.id in self.variables:
+            ok, value = _operand(e.right, self.params, self.variables)
+            if ok and isinstance(value, list):
+                return [{"path": "$." + e.left.id, "cond": "oneof", "value": value}]
+        return None
+
+    def visit_name(self, e: ir.Name) -> Conds:
+        return [{"path": "$." + e.id, "cond": "eq", "value": True}] if e.id in self.variables else None
+
+    def visit_unary(self, e: ir.Unary) -> Conds:
+        if e.op == "not" and isinstance(e.operand, ir.Name) and e.operand.id in self.variables:
+            return [{"path": "$." + e.operand.id, "cond": "eq", "value": False}]
+        return None
+
+    def visit_lit(self, e: ir.Lit) -> Conds:
+        return None
+
+    def visit_field(self, e: ir.GetField) -> Conds:
+        return None
+
+    def visit_index(self, e: ir.Index) -> Conds:
+        return None
+
+    def visit_call(self, e: ir.Call) -> Conds:
+        return None
+
+    def visit_set(self, e: ir.SetLit) -> Conds:
+        return None
 
 
 def _length_gt(e: ir.Binary, variables: set[str]) -> list[dict[str, JSON]] | None:
@@ -140,7 +168,7 @@ def native_preconditions(a: ir.Action, variables: set[str]) -> tuple[list[dict[s
     native: list[dict[str, JSON]] = []
     left_out: list[ir.Expr] = []
     for r in a.requires:
-        conds = _native_require(r, params, variables)
+        conds = _Require(params, variables).visit(r)
         if conds is None:
             left_out.append(r)
         else:

@@ -1,4 +1,4 @@
-"""Imports a foreign AutoWebWorld fsm.json: infers a finite domain for every field, or says what it cannot take.
+"""Reads a foreign AutoWebWorld fsm.json: infers a finite domain for every field, or says what it cannot take.
 
 How their constructs map (their behaviour is that of `trajectory/bfs/bfs.py` and `bfs_action.py`):
 
@@ -23,18 +23,16 @@ but no `by`, objects and nested paths, fractional numbers, and integers that no 
 
 from __future__ import annotations
 
-import bisect
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
-from fsmc.frontend.files import read_limited
 from fsmc.frontend.keywords import RESERVED
+from fsmc.source import recall
 
-__all__ = ["import_fsm_json"]
+__all__ = ["Act", "Field", "Importer", "fsmc_name"]
 
 JSON = Any
 _CMP = {"eq": "==", "neq": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
@@ -61,16 +59,14 @@ def _ordered_add(values: list[JSON], v: JSON) -> None:
 
 
 def _id_lines(file: str) -> dict[str, tuple[int, int]]:
-    """The line of each `"id": "..."` in the file, when it can be read, so diagnostics point near the problem."""
-    try:
-        text = read_limited(Path(file)).decode("utf-8")
-    except (OSError, ValueError):  # FileRefused and UnicodeDecodeError are ValueErrors
+    """The line and column of each `"id": "..."` in the file's source (when it was loaded as one), so diagnostics
+    point near the problem."""
+    source = recall(file)
+    if source is None:
         return {}
-    newlines = [m.start() for m in re.finditer("\n", text)]
     lines: dict[str, tuple[int, int]] = {}
-    for m in re.finditer(r'"id"\s*:\s*"((?:[^"\\]|\\.)*)"', text):
-        before = bisect.bisect_left(newlines, m.start())  # newlines before the match: counting them each time is quadratic
-        lines.setdefault(m.group(1), (before + 1, m.start() - (newlines[before - 1] if before else -1)))
+    for m in re.finditer(r'"id"\s*:\s*"((?:[^"\\]|\\.)*)"', source.text):
+        lines.setdefault(m.group(1), source.position(m.start()))
     return lines
 
 
@@ -521,18 +517,3 @@ class Importer:
     def var(self, page: str, name: str) -> ir.Var:
         return ir.Var(name=name, type=self.types[name], default=self.lit(self.defaults[(page, name)]))
 
-
-def import_fsm_json(data: dict[str, JSON], file: str) -> ir.Spec:
-    """The IR of a foreign fsm.json; SpecError lists every construct it cannot take, each with its JSON path."""
-    from fsmc.formats.awm_build import build_spec
-
-    imp = Importer(data, file)
-    meta, pages = imp.check_shape()
-    imp.read_fields(meta, pages)
-    imp.read_actions(pages)
-    imp.gather()
-    imp.infer_types()
-    imp.stop_if_problems()
-    spec = build_spec(imp, meta, pages)
-    imp.stop_if_problems()
-    return spec

@@ -1,13 +1,18 @@
-"""The IR as JSON: deterministic (sorted keys, fixed indentation), spans dropped unless asked for."""
+"""The fsmc IR as JSON: written deterministically (sorted keys, spans dropped unless asked for), read back validated."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from fsmc import ir
+from pydantic import ValidationError
 
-__all__ = ["from_ir_json", "ir_to_data", "to_ir_json"]
+from fsmc import ir
+from fsmc.diagnostics import Diagnostic, SpecError
+from fsmc.formats.json_text import json_data, too_deep
+from fsmc.frontend.limits import check_nesting
+
+__all__ = ["from_ir_data", "from_ir_json", "ir_to_data", "is_ir_data", "to_ir_json"]
 
 
 def _drop_spans(data: Any) -> Any:
@@ -29,8 +34,29 @@ def to_ir_json(spec: ir.Spec, *, spans: bool = False, indent: int | None = 2) ->
     return json.dumps(ir_to_data(spec, spans=spans), indent=indent, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def is_ir_data(data: Any) -> bool:
+    """Whether JSON data is meant as an fsmc IR: an object with 'site'."""
+    return isinstance(data, dict) and "site" in data
+
+
+def from_ir_data(data: Any, file: str) -> ir.Spec:
+    """The spec of IR data (unresolved, as written); SpecError E005 where it is no valid IR, E004 if too deep."""
+    try:
+        return check_nesting(ir.Spec.model_validate(data), file)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        raise SpecError([Diagnostic("E005", f"not a valid fsmc IR: {where}: {first['msg']}",
+                                    ir.Span(file=file, line=1, col=1),
+                                    hint=f"{err.error_count()} problem(s) in all")]) from None
+    except RecursionError:
+        raise too_deep(file) from None
+
+
 def from_ir_json(text: str, file: str = "<ir>") -> ir.Spec:
     """Read IR JSON text back (unresolved, as written); raises SpecError with a diagnostic if it is not IR."""
-    from fsmc.frontend.load import _load_json
-
-    return _load_json(text, file)
+    data = json_data(text, file)
+    if not is_ir_data(data):
+        raise SpecError([Diagnostic("E002", "JSON is not an fsmc IR (an object with 'site')",
+                                    ir.Span(file=file, line=1, col=1))])
+    return from_ir_data(data, file)

@@ -1,5 +1,9 @@
-"""Front end: read a spec from .fsm text, IR JSON or AutoWebWorld fsm.json, and resolve it."""
+"""Front end of the .fsm language: text → IR by one of two parsers over one IR builder, then the resolve pass.
 
-from fsmc.frontend.load import load, load_text, read_source
+It reads .fsm text only; fsmc.formats picks the reader of a file (.fsm, IR JSON, AutoWebWorld) and loads it.
+"""
 
-__all__ = ["load", "load_text", "read_source"]
+from fsmc.frontend.parser import parse
+from fsmc.frontend.resolve import resolve
+
+__all__ = ["parse", "resolve"]

@@ -1,4 +1,4 @@
-"""The parser's fast path: grammar/fsm.lark by recursive descent, building IR through the same ToIR rules.
+"""The parser's fast path: grammar/fsm.lark by recursive descent, building IR through the same IR builder as lark.
 
 Lark's LALR parser is the reference. This module either returns exactly the IR it would (spans
 included: a node spans its first to its last token, and a parenthesised expression keeps the
@@ -15,8 +15,8 @@ import re
 from typing import Any
 
 from fsmc import ir
+from fsmc.frontend.builder import LOCATED_RULES, IRBuilder
 from fsmc.frontend.keywords import ATOM_KEYWORDS, LVALUE_KEYWORDS
-from fsmc.frontend.parser import RULES, ToIR, _assemble
 
 
 class Bail(Exception):
@@ -76,7 +76,7 @@ def tokenize(text: str) -> tuple[list[str], list[str], list[int]]:
 class Descent:
     """One parse of one text; `parse()` returns the Spec or raises Bail."""
 
-    def __init__(self, text: str, builder: ToIR):
+    def __init__(self, text: str, builder: IRBuilder):
         self.kinds, self.values, self.starts = tokenize(text)
         self.newlines = [m.start() for m in _NEWLINE.finditer(text)]
         self.i = 0
@@ -99,7 +99,7 @@ class Descent:
                                        end_col=end_col + len(self.values[last]))
 
     def rule(self, name: str, start: int, children: list[Any]) -> Any:
-        return RULES[name](self.b, self.span(start), children)
+        return LOCATED_RULES[name](self.b, self.span(start), children)
 
     def kind(self) -> str:
         return self.kinds[self.i]
@@ -140,7 +140,7 @@ class Descent:
             if not self.at("w") or self.values[self.i] not in parsers:
                 raise Bail
             items.append(parsers[self.values[self.i]]())
-        return _assemble(items, self.file, self.b.problems)
+        return self.b.assemble(items)
 
     def site(self) -> Any:
         start = self.i
@@ -586,7 +586,7 @@ class Descent:
         return self.literal()
 
 
-def parse_fast(text: str, builder: ToIR) -> ir.Spec:
+def parse_fast(text: str, builder: IRBuilder) -> ir.Spec:
     """The spec lark would build from `text`, or Bail."""
     try:
         return Descent(text, builder).parse()

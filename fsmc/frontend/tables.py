@@ -1,4 +1,4 @@
-"""Loads the rows of a data table from a JSON or CSV file beside the spec."""
+"""Loads the rows of a data table from a JSON or CSV file beside the spec, remembering the file as a Source."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic
-from fsmc.frontend.files import read_limited
+from fsmc.source import Source, read_limited, remember
 
 MAX_ROWS = 100_000
 
@@ -41,7 +41,7 @@ def _coerce(value: object, coltype: str) -> ir.Value:
 
 
 def _records(path: Path) -> list[dict[str, object]]:
-    text = read_limited(path).decode("utf-8")
+    text = remember(Source.from_bytes(str(path), read_limited(path))).text
     if path.suffix.lower() == ".csv":
         return list(csv.DictReader(io.StringIO(text)))
     data = json.loads(text)

@@ -29,7 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from fsmc import load  # noqa: E402
-from fsmc.browser import Actor, Isolation, SiteServer, launch, open_site  # noqa: E402
+from fsmc.backends import GeneratedSite  # noqa: E402
+from fsmc.browser import Isolation, SiteServer, launch, open_site  # noqa: E402
 from fsmc.codegen import build_site  # noqa: E402
 from fsmc.enumerate import Options, enumerate_spec  # noqa: E402
 from fsmc.replay import replay  # noqa: E402
@@ -98,22 +99,16 @@ async def naive(dist: Path, trajectories: list[dict[str, Any]]) -> tuple[int, in
 
 async def screenshot_floor(dist: Path, n: int = 40) -> tuple[float, float]:
     """Median ms of a bare CDP screenshot (JPEG, what fsmc takes) and of Playwright's page.screenshot()."""
-    from playwright.async_api import async_playwright
-
-    with SiteServer(dist) as server:
-        async with async_playwright() as pw:
-            browser = await launch(pw)
-            page = await open_site(browser, server.url, Isolation(server.url.rstrip("/")))
-            actor = Actor(page)
-            cdp, pw_shot = [], []
-            for _ in range(n):
-                t0 = time.perf_counter()
-                await actor.screenshot()
-                t1 = time.perf_counter()
-                await page.screenshot()
-                cdp.append(t1 - t0)
-                pw_shot.append(time.perf_counter() - t1)
-            await browser.close()
+    async with GeneratedSite(dist) as site:
+        episode = await site.open()
+        cdp, pw_shot = [], []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            await episode.screenshot()
+            t1 = time.perf_counter()
+            await episode.page.screenshot()
+            cdp.append(t1 - t0)
+            pw_shot.append(time.perf_counter() - t1)
     return statistics.median(cdp) * 1000, statistics.median(pw_shot) * 1000
 
 

@@ -75,7 +75,7 @@ def test_only_the_frontend_touches_lark() -> None:
     assert users and all(u.startswith("fsmc.frontend.") for u in users), users
 
 
-@pytest.mark.parametrize("stage", ["fsmc.export", "fsmc.ir", "fsmc.browser"])
+@pytest.mark.parametrize("stage", ["fsmc.export", "fsmc.ir", "fsmc.browser", "fsmc.backends"])
 def test_importing_a_late_stage_does_not_load_the_parser(stage: str) -> None:
     code = f"import sys, {stage}; print(sorted(m for m in sys.modules if m == 'lark' or m.startswith('fsmc.checks')))"
     loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT).stdout

@@ -1,10 +1,10 @@
 """The generated site behaves exactly like the spec: random walks through the UI agree with the semantics.
 
 For every example spec (and the mini and widgets fixtures) a site is built once. Hypothesis draws random
-sequences of enabled moves; each move's GUI procedure is executed in headless Chromium by the same Actor
-that `fsmc replay` uses (at the elements' bounding-box centres, as an agent would), and in the Python
-semantics. After every move the site's `window.__fsmc.state()` must equal `Machine.to_json` of the
-semantic state.
+sequences of enabled moves; each move's GUI procedure is executed in headless Chromium through the same
+backend that `fsmc replay` uses (`fsmc.backends.GeneratedSite`: at the elements' bounding-box centres, as an
+agent would), and in the Python semantics. After every move the episode's state (the site's
+`window.__fsmc.state()`) must equal `Machine.to_json` of the semantic state.
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ import json
 import os
 import random
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,8 @@ from hypothesis import strategies as st
 from test_build_widgets import write_widgets
 
 from fsmc import Machine, load
-from fsmc.browser import Actor, Isolation, Op, ReplayFailure, SiteServer, launch, open_site
+from fsmc.backends import Capture, EpisodeFailure, GeneratedSite, Op, SiteEpisode
+from fsmc.browser import Chromium
 from fsmc.codegen import BuildError, build_site
 from fsmc.enumerate.trajectories import gui_ops
 from fsmc.semantics import Move, State
@@ -38,26 +38,23 @@ MAX_STEPS = int(os.environ.get("FSMC_CONFORMANCE_STEPS", "8"))
 
 
 class Site:
-    """A built site served on 127.0.0.1 with one page on it, driven through the replay Actor, and its semantics."""
+    """A built site's episode (one page on it, served on 127.0.0.1), driven as replay drives it, and its semantics."""
 
-    def __init__(self, run: Callable[[Any], Any], machine: Machine, page: Any):
-        self.run, self.machine, self.page = run, machine, page
-        self.actor = Actor(page)
+    def __init__(self, run: Callable[[Any], Any], machine: Machine, episode: SiteEpisode):
+        self.run, self.machine, self.episode = run, machine, episode
 
     def js_state(self) -> dict[str, Any]:
-        state: dict[str, Any] = self.run(self.page.evaluate("() => window.__fsmc.state()"))
+        state: dict[str, Any] = self.run(self.episode.state())
         return state
 
     def reset(self, state: State | None = None) -> None:
-        arg = None if state is None else self.machine.to_json(state)
-        self.run(self.page.evaluate("(s) => window.__fsmc.reset(s)", arg))
-        self.run(self.actor.settle())
+        self.run(self.episode.reset(None if state is None else self.machine.to_json(state)))
 
     def act(self, state: State, move: Move) -> None:
         """The move's GUI procedure, its selectors rendered in the pre-state, then the page comes to rest."""
         for op in gui_ops(self.machine, state, move):
-            self.run(self.actor.perform(Op.from_json(op)))
-        self.run(self.actor.settle())
+            self.run(self.episode.perform(Op.from_json(op), Capture.NONE))
+        self.run(self.episode.settle())
 
 
 @pytest.fixture(scope="module")
@@ -70,29 +67,28 @@ def run() -> Iterator[Callable[[Any], Any]]:
 
 @pytest.fixture(scope="module")
 def sites(run: Callable[[Any], Any], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[Path], Site]]:
-    """Sites built on demand, one per spec, each with its own browser context, kept for the module."""
-    from playwright.async_api import async_playwright
-
-    pw = run(async_playwright().start())
-    browser = run(launch(pw))
+    """Sites built on demand, one per spec, each an episode of its own on one shared Chromium, kept for the module."""
+    chromium = Chromium()
+    run(chromium.start())
     cache: dict[Path, Site] = {}
-    with ExitStack() as stack:
+    backends: list[GeneratedSite] = []
 
-        def get(path: Path) -> Site:
-            if path not in cache:
-                spec = load(write_widgets(tmp_path_factory.mktemp("spec")) if path == WIDGETS else path)
-                try:
-                    dist = build_site(spec, tmp_path_factory.mktemp("sites")).dist
-                except BuildError as err:
-                    pytest.fail(str(err))
-                server = stack.enter_context(SiteServer(dist))
-                page = run(open_site(browser, server.url, Isolation(server.url.rstrip("/"))))
-                cache[path] = Site(run, Machine(spec), page)
-            return cache[path]
+    def get(path: Path) -> Site:
+        if path not in cache:
+            spec = load(write_widgets(tmp_path_factory.mktemp("spec")) if path == WIDGETS else path)
+            try:
+                dist = build_site(spec, tmp_path_factory.mktemp("sites")).dist
+            except BuildError as err:
+                pytest.fail(str(err))
+            backends.append(GeneratedSite(dist, chromium=chromium))
+            run(backends[-1].start())
+            cache[path] = Site(run, Machine(spec), run(backends[-1].open()))
+        return cache[path]
 
-        yield get
-        run(browser.close())
-        run(pw.stop())
+    yield get
+    run(chromium.close())
+    for backend in backends:  # the servers
+        run(backend.close())
 
 
 def reachable_sample(m: Machine, rng: random.Random, count: int, depth: int) -> list[State]:
@@ -142,7 +138,7 @@ def test_runtime_enabled_moves_equal_the_semantics(spec_path: Path, sites: Any) 
     for s in reachable_sample(m, random.Random(7), count=15, depth=10):
         site.reset(s)
         assert site.js_state() == m.to_json(s)
-        js = site.run(site.page.evaluate("() => window.__fsmc.enabled()"))
+        js = site.run(site.episode.enabled())
         assert js == [mv.to_json() for mv in m.enabled(s)], m.to_json(s)
 
 
@@ -170,9 +166,9 @@ def test_disabled_moves_are_no_ops_through_the_ui(spec_path: Path, sites: Any) -
         site.reset(s)
         try:
             site.act(s, move)
-        except ReplayFailure as failure:  # absent, hidden or covered: an agent cannot do it either
+        except EpisodeFailure as failure:  # absent, hidden or covered: an agent cannot do it either
             assert failure.reason in ("element_missing", "not_visible"), failure
-            site.run(site.actor.settle())
+            site.run(site.episode.settle())
         tried += 1
         assert site.js_state() == m.to_json(s), f"disabled {move} changed the state"
     assert tried > 0 or not any(m.moves(p.name) for p in m.spec.pages)

@@ -19,7 +19,8 @@ from conftest import SHOP, write_sample
 from PIL import Image
 
 from fsmc import Machine, load
-from fsmc.browser import VIEWPORT, Actor, Isolation, Op, SiteServer, launch, open_site
+from fsmc.backends import PNG, Capture, GeneratedSite, Op
+from fsmc.browser import VIEWPORT
 from fsmc.codegen import bundle, generate
 from fsmc.enumerate.trajectories import gui_ops
 from fsmc.replay import replay
@@ -176,31 +177,22 @@ async def _views_reached_both_ways(dist: Path, walks: int, seed: int) -> list[tu
     machine = Machine(load(SHOP))
     rng = random.Random(seed)
     out = []
-    with SiteServer(dist) as server:
-        from playwright.async_api import async_playwright
-
-        async with async_playwright() as pw:
-            browser = await launch(pw)
-            page = await open_site(browser, server.url, Isolation(server.url.rstrip("/")))
-            actor = Actor(page, image_format="png")
-            for _ in range(walks):
-                state = machine.initial()
-                await page.evaluate("() => window.__fsmc.reset()")
-                await actor.settle()
-                for _ in range(rng.randint(1, 8)):
-                    move = rng.choice(machine.enabled(state))
-                    for op in gui_ops(machine, state, move):
-                        await actor.perform(Op.from_json(op))
-                    await actor.settle()
-                    state = machine.step(state, move)
-                ui = await actor.screenshot()
-                await page.evaluate("() => window.__fsmc.reset()")
-                await actor.settle()
-                await page.evaluate("(s) => window.__fsmc.reset(s)", machine.to_json(state))
-                await actor.settle()
-                assert await page.evaluate("() => window.__fsmc.state()") == machine.to_json(state)
-                out.append((json.dumps(machine.to_json(state)), ui, await actor.screenshot()))
-            await browser.close()
+    async with GeneratedSite(dist, image=PNG) as site:
+        episode = await site.open()
+        for _ in range(walks):
+            state = machine.initial()
+            await episode.reset()
+            for _ in range(rng.randint(1, 8)):
+                move = rng.choice(machine.enabled(state))
+                for op in gui_ops(machine, state, move):
+                    await episode.perform(Op.from_json(op), Capture.NONE)
+                await episode.settle()
+                state = machine.step(state, move)
+            ui = await episode.screenshot()
+            await episode.reset()
+            await episode.reset(machine.to_json(state))
+            assert await episode.state() == machine.to_json(state)
+            out.append((json.dumps(machine.to_json(state)), ui, await episode.screenshot()))
     return out
 
 
@@ -214,24 +206,18 @@ def test_a_jump_through_the_harness_renders_the_same_pixels_as_the_ui(shop_site:
 
 
 async def _blocked_requests(dist: Path) -> tuple[int, list[str], Any]:
-    with SiteServer(dist) as server:
-        from playwright.async_api import async_playwright
-
-        async with async_playwright() as pw:
-            browser = await launch(pw)
-            isolation = Isolation(server.url.rstrip("/"))
-            page = await open_site(browser, server.url, isolation)
-            outcome = await page.evaluate("""async () => {
-                const tries = ['http://example.com/a.png', 'https://cdn.example.org/x.js', 'http://127.0.0.2:9/y'];
-                const results = [];
-                for (const url of tries) {
-                  try { await fetch(url); results.push('reached'); } catch (e) { results.push('blocked'); }
-                }
-                return results;
-            }""")
-            own = await page.evaluate("async () => (await fetch('/index.html')).status")
-            await browser.close()
-    return isolation.blocked, outcome, own
+    async with GeneratedSite(dist) as site:
+        page = (await site.open()).page
+        outcome = await page.evaluate("""async () => {
+            const tries = ['http://example.com/a.png', 'https://cdn.example.org/x.js', 'http://127.0.0.2:9/y'];
+            const results = [];
+            for (const url of tries) {
+              try { await fetch(url); results.push('reached'); } catch (e) { results.push('blocked'); }
+            }
+            return results;
+        }""")
+        own = await page.evaluate("async () => (await fetch('/index.html')).status")
+    return site.blocked_requests, outcome, own
 
 
 def test_only_the_site_under_test_is_reachable(shop_site: Path) -> None:

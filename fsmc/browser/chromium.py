@@ -69,6 +69,28 @@ async def launch(playwright: Any) -> Any:
         raise BrowserMissing(f"Chromium did not start: {str(err).splitlines()[0]}") from None
 
 
+class Chromium:
+    """Playwright and one headless Chromium, started and closed together; several sites may share it."""
+
+    def __init__(self) -> None:
+        self.browser: Any = None
+        self._playwright: Any = None
+
+    async def start(self) -> None:
+        from playwright.async_api import async_playwright
+
+        self._playwright = await async_playwright().start()
+        self.browser = await launch(self._playwright)
+
+    async def close(self) -> None:
+        if self.browser is not None:
+            await self.browser.close()
+            self.browser = None
+        if self._playwright is not None:
+            await self._playwright.stop()
+            self._playwright = None
+
+
 async def open_site(browser: Any, url: str, isolation: Isolation, *, fake_time: bool = True) -> Any:
     """A page on the site in a fresh context: 1280×720, reduced motion, isolated, timers under our control.
 

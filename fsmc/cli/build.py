@@ -49,7 +49,8 @@ def _require_executable(c: Compilation) -> None:
 
 
 def _screenshots(c: Compilation, dist: Path, out: Path) -> int:
-    from fsmc.browser import BrowserMissing, screenshot_states
+    from fsmc.backends import screenshot_states
+    from fsmc.browser import BrowserMissing
 
     try:
         machine = c.machine

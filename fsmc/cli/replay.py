@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from fsmc.backends import IMAGE_FORMATS
 from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE
 
 NAME = "replay"
@@ -37,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=max(2, min(8, 2 * (os.cpu_count() or 1))),
                         help="browser pages working at once (default: two per core)")
     parser.add_argument("--limit", type=int, help="replay only the first N trajectories")
-    parser.add_argument("--image-format", choices=("jpeg", "png"), default="jpeg",
+    parser.add_argument("--image-format", choices=tuple(IMAGE_FORMATS), default="jpeg",
                         help="screenshot encoding: jpeg (default, quality 90: faster and smaller) or png (lossless)")
     parser.add_argument("--restart", action="store_true", help="discard what DATA holds and start over")
 

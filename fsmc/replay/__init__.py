@@ -3,6 +3,8 @@
     from fsmc.replay import replay
     summary = replay("out/shop", "generated_sites/shop", "data/shop")
 
+`replay` acts on the generated site; `Replayer` acts on any `fsmc.backends.Backend`.
+
 DATA/ receives trajectories.jsonl (every input trajectory, in input order: kept ones with their
 atomic steps, rejected ones with the reason), screens/ (content-addressed JPEG or PNG screenshots, 1280×720),
 report.json (counts by outcome and reason), manifest.json, and runs.jsonl (one line per run: time,
@@ -22,7 +24,8 @@ from typing import Any
 
 from fsmc import __version__
 from fsmc.atomic import write_atomic
-from fsmc.browser import REASONS, find_dist
+from fsmc.backends import IMAGE_FORMATS, REASONS, GeneratedSite
+from fsmc.browser import find_dist
 from fsmc.replay.engine import SCREENS, Replayer, Stats
 from fsmc.replay.inputs import InputError, Trajectory, fingerprint, read_trajectories
 from fsmc.replay.journal import JOURNAL, Journal
@@ -84,15 +87,17 @@ def replay(out_dir: str | Path, site: str | Path, data_dir: str | Path, *, worke
            image_format: str = "jpeg", restart: bool = False, audit_every: int = 25,
            on_progress: Callable[[Stats], None] | None = None) -> tuple[dict[str, Any], Stats]:
     """Replay OUT's trajectories on the built site into DATA; returns the report and this run's statistics."""
-    out_dir, data_dir, dist = Path(out_dir), Path(data_dir), _dist(site)
+    if image_format not in IMAGE_FORMATS:
+        raise InputError(f"unknown image format {image_format!r}: choose one of {', '.join(IMAGE_FORMATS)}")
+    out_dir, data_dir = Path(out_dir), Path(data_dir)
+    backend = GeneratedSite(_dist(site), image=IMAGE_FORMATS[image_format])
     trajectories = list(read_trajectories(out_dir, limit))
     options = {"limit": limit, "image_format": image_format}
-    print_ = fingerprint(out_dir, dist, options)
+    print_ = fingerprint(out_dir, backend, options)
     data_dir.mkdir(parents=True, exist_ok=True)
     if restart:
         _clear(data_dir)
-    replayer = Replayer(dist, data_dir, workers=workers, image_format=image_format, audit_every=audit_every,
-                        on_progress=on_progress)
+    replayer = Replayer(backend, data_dir, workers=workers, audit_every=audit_every, on_progress=on_progress)
     with Journal(data_dir, print_) as journal:
         asyncio.run(replayer.run(trajectories, journal))
         source = json.loads((out_dir / "manifest.json").read_text(encoding="utf-8"))

@@ -1,21 +1,20 @@
-"""Replays trajectories in Chromium so that each distinct transition is proven once, through the UI.
+"""Replays trajectories on a backend so that each distinct transition is proven once, through the UI.
 
 BFS trajectories share long prefixes and many states. A transition (state, move) is executed through
-the UI, as an agent would, the first time any trajectory needs it, and the site's state is compared
+the UI, as an agent would, the first time any trajectory needs it, and the backend's state is compared
 with the semantics' state; every later trajectory that takes the same transition reuses its recorded
-steps. A worker whose page is not in the state a transition starts from jumps there through the
-harness (`window.__fsmc.reset`). That is sound because a settled page is a function of its state
-alone: the view reached through the UI and the view reached by a jump are the same pixels
+steps. A worker whose episode is not in the state a transition starts from jumps there (`Episode.reset`:
+the generated site's harness, `window.__fsmc.reset`). That is sound because a settled view is a function
+of its state alone: the view reached through the UI and the view reached by a jump are the same pixels
 (tests/test_replay.py shows it on a sample; `audit_every` re-checks it during a run). So the browser
 work grows with the distinct transitions, not with the total number of steps, and every step of
-every kept trajectory is still proven.
+every kept trajectory is still proven. Only the `fsmc.backends` protocol is used here.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -24,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from fsmc.atomic import write_atomic
-from fsmc.browser import Actor, Isolation, ReplayFailure, SiteServer, launch, open_site
-from fsmc.replay.inputs import Move, Trajectory, canonical
+from fsmc.backends import Backend, Capture, Episode, EpisodeFailure, Step
+from fsmc.replay.inputs import KeyedState, Move, Trajectory, canonical
 from fsmc.replay.journal import Journal
 from fsmc.semantics import state_difference
 
@@ -60,36 +59,33 @@ class Edge:
     """A proven (or failed) transition: the agent steps it took."""
 
     records: list[dict[str, Any]]
-    failure: ReplayFailure | None = None
+    failure: EpisodeFailure | None = None
 
 
 class Worker:
-    """One page of its own context, and the state its settled view shows (None: unknown)."""
+    """One episode, and the state its settled view shows (its key; None: unknown)."""
 
-    def __init__(self, page: Any, url: str, image_format: str):
-        self.page, self.url = page, url
-        self.actor = Actor(page, image_format=image_format)
+    def __init__(self, episode: Episode):
+        self.episode = episode
         self.at: str | None = None
 
 
 class Replayer:
-    """Replays trajectories against one built site into a data folder; resumable through its journal."""
+    """Replays trajectories on one backend into a data folder; resumable through its journal."""
 
-    def __init__(self, dist: Path, data_dir: Path, *, workers: int = 3, image_format: str = "jpeg",
-                 audit_every: int = 25, on_progress: Callable[[Stats], None] | None = None):
-        self.dist, self.data_dir = Path(dist), Path(data_dir)
-        self.image_format = image_format
-        self.suffix = ".jpg" if image_format == "jpeg" else f".{image_format}"
+    def __init__(self, backend: Backend, data_dir: Path, *, workers: int = 3, audit_every: int = 25,
+                 on_progress: Callable[[Stats], None] | None = None):
+        self.backend, self.data_dir = backend, Path(data_dir)
         self.workers, self.audit_every = max(1, workers), audit_every
         self.on_progress = on_progress
         self.stats = Stats()
         self._edges: dict[tuple[str, str], Edge | asyncio.Future[Edge]] = {}
-        self._views: dict[str, str] = {}  # state -> screenshot of its settled view
+        self._views: dict[str, str] = {}  # state key -> screenshot of its settled view
 
     # ---------------------------------------------------------------- screenshots
     def _name(self, image: bytes) -> str:
         """Where a screenshot is stored: named by its bytes, so each distinct view is stored once."""
-        return f"{SCREENS}/{hashlib.sha256(image).hexdigest()[:32]}{self.suffix}"
+        return f"{SCREENS}/{hashlib.sha256(image).hexdigest()[:32]}{self.backend.image.suffix}"
 
     def _store(self, image: bytes) -> str:
         name = self._name(image)
@@ -102,8 +98,18 @@ class Replayer:
     async def _view(self, w: Worker, state: str) -> str:
         """The screenshot of a state's settled view, taken once (the page must show it, settled)."""
         if state not in self._views:
-            self._views[state] = self._store(await w.actor.screenshot())
+            self._views[state] = self._store(await w.episode.screenshot())
         return self._views[state]
+
+    def _kept(self, step: Step, state: str) -> str:
+        """The stored screenshot of the view before a step: a settled view is the state's, taken once."""
+        if step.settled and state in self._views:
+            return self._views[state]
+        assert step.image is not None, "the episode left out a view replay does not hold"
+        name = self._store(step.image)
+        if step.settled:
+            self._views[state] = name
+        return name
 
     async def _arrived(self, w: Worker, state: str, key: str) -> None:
         """After a transition proven through the UI: keep the view of the state it reached.
@@ -118,58 +124,50 @@ class Replayer:
         if self.audit_every <= 0 or int(hashlib.sha256(key.encode()).hexdigest()[:8], 16) % self.audit_every:
             return
         self.stats.view_checks += 1
-        if self._name(await w.actor.screenshot()) != self._views[state]:
+        if self._name(await w.episode.screenshot()) != self._views[state]:
             self.stats.view_mismatches += 1
 
     # ---------------------------------------------------------------- moving the page
-    async def _harness(self, w: Worker, expr: str, arg: Any = None) -> Any:
-        try:
-            return await w.page.evaluate(expr, arg)
-        except Exception as err:  # Playwright's own Error: the page crashed or left the site
-            raise ReplayFailure("navigation_failed", f"the harness did not answer: {str(err).splitlines()[0]}") from None
-
-    async def _jump(self, w: Worker, state: str) -> None:
-        """Put the page in `state` through the harness (reloading the site if the page was lost)."""
+    async def _jump(self, w: Worker, state: KeyedState) -> None:
+        """Put the episode in `state` without acting it out (the site: through its harness)."""
         self.stats.jumps += 1
         w.at = None
-        try:
-            await self._harness(w, "(s) => window.__fsmc.reset(s)", json.loads(state))
-        except ReplayFailure:
-            await w.page.goto(w.url, wait_until="load")
-            await self._harness(w, "(s) => window.__fsmc.reset(s)", json.loads(state))
-        await w.actor.settle()
-        if canonical(await self._harness(w, "() => window.__fsmc.state()")) != state:
-            raise ReplayFailure("navigation_failed", "the harness could not put the page in the expected state")
-        w.at = state
+        await w.episode.reset(state.value)
+        if canonical(await w.episode.state()) != state.key:
+            raise EpisodeFailure("navigation_failed", "the harness could not put the page in the expected state")
+        w.at = state.key
 
-    async def _prove(self, w: Worker, state: str, move: Move) -> Edge:
-        if w.at != state:
-            await self._jump(w, state)
-
-        async def shoot(pristine: bool) -> str:
-            return await self._view(w, state) if pristine else self._store(await w.actor.screenshot())
-
+    async def _act(self, w: Worker, state: str, move: Move) -> list[dict[str, Any]]:
+        """The move's operations through the UI, as agent steps; a disabled move stops at a control it cannot use."""
         records: list[dict[str, Any]] = []
-        w.at = None
         for op in move.ops:
+            capture = Capture.UNSETTLED if state in self._views else Capture.EVERY
             try:
-                records += await w.actor.perform(op, shoot)
-            except ReplayFailure as failure:
+                steps = await w.episode.perform(op, capture)
+            except EpisodeFailure as failure:
                 if move.enabled or failure.reason not in ("element_missing", "not_visible"):
                     raise
                 records.append({"op": op.op, "selector": op.selector, "unavailable": failure.detail})
                 break  # a disabled move's control may be absent or hidden: the agent cannot do it
-        await w.actor.settle()
-        observed = canonical(await self._harness(w, "() => window.__fsmc.state()"))
-        w.at = observed
+            records += [step.to_json(self._kept(step, state)) for step in steps]
+        return records
+
+    async def _prove(self, w: Worker, state: KeyedState, move: Move) -> Edge:
+        if w.at != state.key:
+            await self._jump(w, state)
+        w.at = None
+        records = await self._act(w, state.key, move)
+        await w.episode.settle()
+        observed = await w.episode.state()
+        w.at = reached = canonical(observed)
         self.stats.transitions += 1
-        if observed != move.state:
-            return Edge(records, ReplayFailure("state_diverged", state_difference(json.loads(observed), json.loads(move.state))))
-        await self._arrived(w, observed, f"{state}|{move.key}")
+        if reached != move.state.key:
+            return Edge(records, EpisodeFailure("state_diverged", state_difference(observed, move.state.value)))
+        await self._arrived(w, reached, f"{state.key}|{move.key}")
         return Edge(records)
 
-    async def _edge(self, w: Worker, state: str, move: Move) -> Edge:
-        key = (state, move.key)
+    async def _edge(self, w: Worker, state: KeyedState, move: Move) -> Edge:
+        key = (state.key, move.key)
         known = self._edges.get(key)
         if isinstance(known, Edge):
             return known
@@ -179,12 +177,12 @@ class Replayer:
         self._edges[key] = future
         try:
             edge = await asyncio.wait_for(self._prove(w, state, move), STEP_TIMEOUT_S)
-        except ReplayFailure as failure:
+        except EpisodeFailure as failure:
             edge = Edge([], failure)
         except TimeoutError:
-            edge = Edge([], ReplayFailure("timeout", f"the move took longer than {STEP_TIMEOUT_S:.0f} s"))
+            edge = Edge([], EpisodeFailure("timeout", f"the move took longer than {STEP_TIMEOUT_S:.0f} s"))
         except Exception as err:  # Playwright's own Error from an operation: the page went away
-            edge = Edge([], ReplayFailure("navigation_failed", str(err).splitlines()[0]))
+            edge = Edge([], EpisodeFailure("navigation_failed", str(err).splitlines()[0]))
         if edge.failure is not None and edge.failure.reason != "state_diverged":
             w.at = None
         self._edges[key] = edge
@@ -192,12 +190,12 @@ class Replayer:
         return edge
 
     # ---------------------------------------------------------------- trajectories
-    async def _final(self, w: Worker, state: str) -> str:
-        if state not in self._views:
-            if w.at != state:
+    async def _final(self, w: Worker, state: KeyedState) -> str:
+        if state.key not in self._views:
+            if w.at != state.key:
                 await self._jump(w, state)
-            await self._view(w, state)
-        return self._views[state]
+            await self._view(w, state.key)
+        return self._views[state.key]
 
     async def _replay(self, w: Worker, t: Trajectory) -> dict[str, Any]:
         state, steps = t.initial, []
@@ -210,7 +208,7 @@ class Replayer:
             state = move.state
         try:
             final = await asyncio.wait_for(self._final(w, state), STEP_TIMEOUT_S)
-        except (TimeoutError, ReplayFailure) as err:
+        except (TimeoutError, EpisodeFailure) as err:
             w.at = None
             return {"id": t.id, "status": "rejected", "reason": getattr(err, "reason", "timeout"),
                     "detail": "could not show the final state", "failed_move": len(t.moves)}
@@ -234,8 +232,6 @@ class Replayer:
 
     async def run(self, trajectories: list[Trajectory], journal: Journal) -> None:
         """Replay every trajectory the journal does not hold yet; results go to the journal."""
-        from playwright.async_api import async_playwright
-
         (self.data_dir / SCREENS).mkdir(parents=True, exist_ok=True)
         self.stats.trajectories = len(trajectories)
         queue: asyncio.Queue[Trajectory] = asyncio.Queue()
@@ -246,16 +242,9 @@ class Replayer:
             else:
                 queue.put_nowait(t)
         start = time.perf_counter()
-        with SiteServer(self.dist) as server:
-            isolation = Isolation(server.url.rstrip("/"))
-            async with async_playwright() as pw:
-                browser = await launch(pw)
-                try:
-                    n = min(self.workers, max(1, queue.qsize()))
-                    pages = [await open_site(browser, server.url, isolation) for _ in range(n)]
-                    await asyncio.gather(*(self._work(Worker(p, server.url, self.image_format), queue, journal) for p in pages))
-                finally:
-                    await browser.close()
-            self.stats.blocked_requests = isolation.blocked
+        async with self.backend:
+            n = min(self.workers, max(1, queue.qsize()))
+            episodes = [await self.backend.open() for _ in range(n)]
+            await asyncio.gather(*(self._work(Worker(e), queue, journal) for e in episodes))
+        self.stats.blocked_requests = self.backend.blocked_requests
         self.stats.seconds = time.perf_counter() - start
-

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fsmc.browser import Op
+from fsmc.backends import Backend, Op
 
 
 class InputError(Exception):
@@ -22,28 +22,40 @@ def canonical(value: Any) -> str:
 
 
 @dataclass(frozen=True)
+class KeyedState:
+    """A state read once: its value (`Machine.to_json` form) and the canonical text that keys and compares it."""
+
+    key: str
+    value: dict[str, Any] = field(compare=False, hash=False, repr=False)
+
+    @classmethod
+    def of(cls, value: dict[str, Any]) -> KeyedState:
+        return cls(canonical(value), value)
+
+
+@dataclass(frozen=True)
 class Move:
     key: str  # canonical JSON of {page, action, args}
     ops: tuple[Op, ...]
-    state: str  # canonical JSON of the state the semantics give after the move
+    state: KeyedState  # the state the semantics give after the move
     enabled: bool = True  # False for the last move of a `disabled_move` negative: it must change nothing
 
 
 @dataclass(frozen=True)
 class Trajectory:
     id: str
-    initial: str
+    initial: KeyedState
     moves: tuple[Move, ...]
     record: dict[str, Any] = field(compare=False, hash=False, repr=False)  # the enumerate line, carried to the output
 
 
 def _move(m: dict[str, Any]) -> Move:
     key = canonical({"page": m["page"], "action": m["action"], "args": m["args"]})
-    return Move(key, tuple(Op.from_json(g) for g in m["gui"]), canonical(m["state"]), bool(m.get("enabled", True)))
+    return Move(key, tuple(Op.from_json(g) for g in m["gui"]), KeyedState.of(m["state"]), bool(m.get("enabled", True)))
 
 
 def _trajectory(record: dict[str, Any]) -> Trajectory:
-    return Trajectory(record["id"], canonical(record["initial"]), tuple(_move(m) for m in record["moves"]), record)
+    return Trajectory(record["id"], KeyedState.of(record["initial"]), tuple(_move(m) for m in record["moves"]), record)
 
 
 def read_trajectories(out_dir: Path, limit: int | None = None) -> Iterator[Trajectory]:
@@ -62,12 +74,10 @@ def read_trajectories(out_dir: Path, limit: int | None = None) -> Iterator[Traje
                                  f"run `fsmc verify {out_dir}`") from None
 
 
-def fingerprint(out_dir: Path, dist: Path, options: dict[str, Any]) -> str:
-    """A hash of everything a replay's results depend on: the trajectories, the built site, the options."""
+def fingerprint(out_dir: Path, backend: Backend, options: dict[str, Any]) -> str:
+    """A hash of everything a replay's results depend on: the trajectories, the backend, the options."""
     h = hashlib.sha256()
     h.update((out_dir / "trajectories.jsonl").read_bytes())
-    for path in sorted(p for p in dist.rglob("*") if p.is_file()):
-        h.update(str(path.relative_to(dist)).encode())
-        h.update(path.read_bytes())
+    backend.fingerprint(h)
     h.update(canonical(options).encode())
     return h.hexdigest()

@@ -1,0 +1,103 @@
+"""The generated site as a backend: its dist/ served on loopback, one Chromium context per episode.
+
+The site's harness (`window.__fsmc`, installed by the runtime) puts a page in any state without a page
+load and reports the state the page shows; the GUI operations are the `Actor`'s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from fsmc.backends.actor import Actor
+from fsmc.backends.protocol import JPEG, Backend, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
+from fsmc.browser import Chromium, Isolation, SiteServer, open_site
+
+RESET_JS = "(s) => window.__fsmc.reset(s)"
+STATE_JS = "() => window.__fsmc.state()"
+ENABLED_JS = "() => window.__fsmc.enabled()"
+
+
+class SiteEpisode:
+    """One page of its own context on the generated site."""
+
+    def __init__(self, page: Any, url: str, image: ImageFormat):
+        self.page, self.url = page, url
+        self.actor = Actor(page, image=image)
+
+    async def _harness(self, expr: str, arg: Any = None) -> Any:
+        try:
+            return await self.page.evaluate(expr, arg)
+        except Exception as err:  # Playwright's own Error: the page crashed or left the site
+            raise EpisodeFailure("navigation_failed", f"the harness did not answer: {str(err).splitlines()[0]}") from None
+
+    async def reset(self, state: Mapping[str, Any] | None = None) -> None:
+        """Through the harness, without a page load (the site is loaded again if the page was lost)."""
+        try:
+            await self._harness(RESET_JS, state)
+        except EpisodeFailure:
+            await self.page.goto(self.url, wait_until="load")
+            await self._harness(RESET_JS, state)
+        await self.actor.settle()
+
+    async def perform(self, op: Op, capture: Capture = Capture.EVERY) -> list[Step]:
+        return await self.actor.perform(op, capture)
+
+    async def settle(self) -> None:
+        await self.actor.settle()
+
+    async def state(self) -> dict[str, Any]:
+        state: dict[str, Any] = await self._harness(STATE_JS)
+        return state
+
+    async def enabled(self) -> list[dict[str, Any]]:
+        """The moves the site's runtime finds enabled (`Move.to_json` form): what the conformance tests compare."""
+        moves: list[dict[str, Any]] = await self._harness(ENABLED_JS)
+        return moves
+
+    async def screenshot(self) -> bytes:
+        return await self.actor.screenshot()
+
+    async def close(self) -> None:
+        await self.page.context.close()
+
+
+class GeneratedSite(Backend):
+    """A built site's dist/: served on 127.0.0.1, reachable alone from a Chromium of its own or a shared one."""
+
+    def __init__(self, dist: str | Path, *, image: ImageFormat = JPEG, chromium: Chromium | None = None):
+        self.dist, self.image = Path(dist), image
+        self._chromium, self._owns = chromium or Chromium(), chromium is None
+        self._server: SiteServer | None = None
+        self._isolation: Isolation | None = None
+
+    @property
+    def blocked_requests(self) -> int:
+        return self._isolation.blocked if self._isolation is not None else 0
+
+    def fingerprint(self, h: Hasher) -> None:
+        """Every file of dist/, by its path and bytes."""
+        for path in sorted(p for p in self.dist.rglob("*") if p.is_file()):
+            h.update(str(path.relative_to(self.dist)).encode())
+            h.update(path.read_bytes())
+
+    async def start(self) -> None:
+        self._server = SiteServer(self.dist).__enter__()
+        self._isolation = Isolation(self._server.url.rstrip("/"))
+        if self._owns:
+            await self._chromium.start()
+
+    async def open(self) -> SiteEpisode:
+        assert self._server is not None and self._isolation is not None, "start the backend first"
+        page = await open_site(self._chromium.browser, self._server.url, self._isolation)
+        return SiteEpisode(page, self._server.url, self.image)
+
+    async def close(self) -> None:
+        try:
+            if self._owns:
+                await self._chromium.close()
+        finally:
+            if self._server is not None:
+                self._server.__exit__(None, None, None)
+                self._server = None

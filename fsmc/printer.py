@@ -6,6 +6,7 @@ import math
 from decimal import Decimal
 
 from fsmc import ir
+from fsmc.ir.visit import KINDS
 
 __all__ = ["PrintError", "effect_to_fsm", "expr_to_fsm", "quote", "to_fsm", "type_to_fsm", "value_to_fsm"]
 
@@ -56,49 +57,83 @@ def value_to_fsm(value: ir.Value) -> str:
 # ---------------------------------------------------------------- expressions
 
 
-def _level(e: ir.Expr) -> int:
-    if isinstance(e, ir.Binary):
+class _Level(ir.ExprVisitor[int]):
+    """How strongly an expression binds: a child weaker than its slot needs parentheses."""
+
+    def visit_lit(self, e: ir.Lit) -> int:
+        v = e.value
+        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.copysign(1, v) < 0:
+            return UNARY  # printed with a leading minus; -0.0 too: it prints with its sign
+        return ATOM
+
+    def visit_name(self, e: ir.Name) -> int:
+        return ATOM
+
+    def visit_set(self, e: ir.SetLit) -> int:
+        return ATOM
+
+    def visit_binary(self, e: ir.Binary) -> int:
         return _BINARY_LEVEL[e.op]
-    if isinstance(e, ir.Unary):
+
+    def visit_unary(self, e: ir.Unary) -> int:
         return NOT if e.op == "not" else UNARY
-    if isinstance(e, ir.Lit) and isinstance(e.value, (int, float)) and not isinstance(e.value, bool) \
-            and math.copysign(1, e.value) < 0:  # -0.0 too: it prints with its sign
-        return UNARY  # printed with a leading minus
-    if isinstance(e, (ir.GetField, ir.Index, ir.Call)):
+
+    def visit_field(self, e: ir.GetField) -> int:
         return POSTFIX
-    return ATOM
+
+    def visit_index(self, e: ir.Index) -> int:
+        return POSTFIX
+
+    def visit_call(self, e: ir.Call) -> int:
+        return POSTFIX
+
+
+_LEVEL = _Level()
 
 
 def _sub(e: ir.Expr, at_least: int) -> str:
     text = expr_to_fsm(e)
-    return f"({text})" if _level(e) < at_least else text
+    return f"({text})" if _LEVEL.visit(e) < at_least else text
 
 
-def _binary(e: ir.Binary) -> str:
-    level = _BINARY_LEVEL[e.op]
-    left_min = level + 1 if level == CMP else level  # comparisons do not chain; the rest are left-associative
-    return f"{_sub(e.left, left_min)} {e.op} {_sub(e.right, level + 1)}"
+class _Printer(ir.ExprVisitor[str]):
+    """One spelling per expression node kind."""
+
+    def visit_lit(self, e: ir.Lit) -> str:
+        return value_to_fsm(e.value)
+
+    def visit_name(self, e: ir.Name) -> str:
+        return e.id
+
+    def visit_binary(self, e: ir.Binary) -> str:
+        level = _BINARY_LEVEL[e.op]
+        left_min = level + 1 if level == CMP else level  # comparisons do not chain; the rest are left-associative
+        return f"{_sub(e.left, left_min)} {e.op} {_sub(e.right, level + 1)}"
+
+    def visit_unary(self, e: ir.Unary) -> str:
+        return f"not {_sub(e.operand, NOT)}" if e.op == "not" else f"-{_sub(e.operand, UNARY)}"
+
+    def visit_field(self, e: ir.GetField) -> str:
+        return f"{_sub(e.obj, POSTFIX)}.{e.field}"
+
+    def visit_index(self, e: ir.Index) -> str:
+        return f"{_sub(e.obj, POSTFIX)}[{expr_to_fsm(e.key)}]"
+
+    def visit_call(self, e: ir.Call) -> str:
+        return f"{e.func}({', '.join(expr_to_fsm(a) for a in e.args)})"
+
+    def visit_set(self, e: ir.SetLit) -> str:
+        return "{" + ", ".join(expr_to_fsm(i) for i in e.items) + "}"
+
+
+_PRINTER = _Printer()
 
 
 def expr_to_fsm(e: ir.Expr) -> str:
     """The expression with as few parentheses as the grammar's precedence allows."""
-    if isinstance(e, ir.Lit):
-        return value_to_fsm(e.value)
-    if isinstance(e, ir.Name):
-        return e.id
-    if isinstance(e, ir.Binary):
-        return _binary(e)
-    if isinstance(e, ir.Unary):
-        return f"not {_sub(e.operand, NOT)}" if e.op == "not" else f"-{_sub(e.operand, UNARY)}"
-    if isinstance(e, ir.GetField):
-        return f"{_sub(e.obj, POSTFIX)}.{e.field}"
-    if isinstance(e, ir.Index):
-        return f"{_sub(e.obj, POSTFIX)}[{expr_to_fsm(e.key)}]"
-    if isinstance(e, ir.Call):
-        return f"{e.func}({', '.join(expr_to_fsm(a) for a in e.args)})"
-    if isinstance(e, ir.SetLit):
-        return "{" + ", ".join(expr_to_fsm(i) for i in e.items) + "}"
-    raise PrintError(f"cannot print expression node {type(e).__name__}")
+    if type(e) not in KINDS:
+        raise PrintError(f"cannot print expression node {type(e).__name__}")
+    return _PRINTER.visit(e)
 
 
 # ---------------------------------------------------------------- types

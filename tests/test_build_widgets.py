@@ -16,7 +16,7 @@ import pytest
 
 from fsmc import Compilation, Machine, load
 from fsmc.codegen.layout import PageLayout, decide_layout
-from fsmc.frontend import load_text
+from fsmc.formats import load_text
 
 WIDGETS_SPEC = """# Widgets: every GUI pattern the site generator supports, in one small spec.
 site widgets { title "Widget Travel" entry search terminal booked }
@@ -257,7 +257,7 @@ class Site:
         return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
 
     def do(self, op: str, selector: str, text: str | None = None) -> None:
-        """Click, type or drag at the element's centre, as an agent (and fsmc.browser.Actor) would."""
+        """Click, type or drag at the element's centre, as an agent (and fsmc.backends.Actor) would."""
         mouse, at = self.page.mouse, self.centre(selector)
         if op == "drag":
             mouse.move(*at)

@@ -119,3 +119,60 @@ def test_json_round_trip(mini_machine: Machine, on_list: State) -> None:
     m = mini_machine
     s = go(m, go(m, on_list, "add", i="b2"), "add", i="a1")
     assert m.from_json(m.to_json(s)) == s
+
+
+# ---------------------------------------------------------------- the lowered form: each decision made once
+
+
+def test_lowered_effects_state_their_decisions(mini_machine: Machine) -> None:
+    low = mini_machine.lowered
+    lst = mini_machine.page_index["list"]
+    add = next(a for a in mini_machine.spec.page("list").actions if a.name == "add")
+    entry, insert = low.effects(add, lst)
+    assert (entry.kind, entry.sign, entry.bounds, entry.slot.index) == ("add_entry", 1, (1, 3), 1)
+    assert entry.order is not None and entry.order.values == ("a1", "b2", "c3", "d4", "e5")
+    assert (insert.kind, insert.slot.index) == ("insert", 2)
+    nxt = next(a for a in mini_machine.spec.page("list").actions if a.name == "next")
+    (inc,) = low.effects(nxt, lst)
+    assert (inc.kind, inc.bounds) == ("add_clamped", (1, 3))
+    again = mini_machine.spec.page("done").actions[0]
+    (clear,) = low.effects(again, mini_machine.page_index["done"])
+    assert clear.kind == "empty"
+
+
+def test_lowered_goto_resets_the_target_and_keeps_the_session(mini_machine: Machine) -> None:
+    low = mini_machine.lowered
+    browse = mini_machine.spec.page("home").actions[0]
+    goto = low.goto(browse, mini_machine.page_index["home"])
+    assert goto is not None
+    assert (goto.page, goto.keep, goto.fresh) == (mini_machine.page_index["list"], 3, (None, None, None))
+
+
+def test_lowered_view_sorts_last_key_first(mini_machine: Machine) -> None:
+    (hits,) = mini_machine.lowered.views(mini_machine.page_index["list"])
+    assert [s.desc for s in hits.sorts] == [True, False]
+    assert (hits.table, hits.from_table, hits.page_slot, hits.page_size) == ("items", True, 6, 2)
+
+
+def test_scope_resolves_innermost_first(mini_machine: Machine) -> None:
+    from fsmc import ir
+    from fsmc.semantics.lowered import ArgRef, VarRef, ViewRef
+
+    scope = mini_machine.scope(mini_machine.page_index["list"], (ir.Param(name="brand", type=ir.BoolType()),))
+    assert isinstance(scope.resolve("brand"), ArgRef)
+    assert isinstance(scope.resolve("sort"), VarRef) and isinstance(scope.resolve("cart"), VarRef)
+    assert isinstance(scope.resolve("hits"), ViewRef)
+    assert scope.resolve("nothing") is None
+
+
+def test_expression_compilers_refuse_an_unknown_node(mini_machine: Machine) -> None:
+    from fsmc import ir
+    from fsmc.codegen.js import JsExprCompiler
+
+    class Odd(ir.Node):
+        pass
+
+    scope = mini_machine.scope(None)
+    for compiler in (mini_machine._compiler, JsExprCompiler(mini_machine.spec)):
+        with pytest.raises(TypeError, match="does not handle Odd"):
+            compiler.expr(Odd(), scope)  # type: ignore[arg-type]

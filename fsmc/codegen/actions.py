@@ -217,17 +217,8 @@ def unset_checks(e: ir.Expr) -> set[str]:
 
 
 def expr_names(e: ir.Expr | None) -> set[str]:
-    if e is None:
-        return set()
-    if isinstance(e, ir.Name):
-        return {e.id}
-    out: set[str] = set()
-    for f in type(e).model_fields:
-        v = getattr(e, f)
-        for x in v if isinstance(v, tuple) else (v,):
-            if isinstance(x, ir.Node) and not isinstance(x, ir.Span):
-                out |= expr_names(x)  # type: ignore[arg-type]
-    return out
+    """Every name an expression mentions."""
+    return ir.expr_names(e, set())
 
 
 __all__ = ["Facts", "action_facts", "assigned_from_param", "common_affix", "expr_names", "first_param", "is_calendar",

@@ -1,9 +1,10 @@
 """Compiles the IR to the site's JS runtime: state layout, views, preconditions, effects, navigation, templates.
 
-The generated module mirrors the Python reference semantics (fsmc/semantics) construct by construct:
-a state is an array `[page index, session values..., page values...]`, so the name resolution of the
-Python backend (`ExprCompiler.name`, which emits `s[i]`, `a[i]`, `r` and view calls) is valid JS and is
-shared; everything whose syntax differs is emitted here. Values are immutable JS arrays and scalars.
+It renders the decisions of `fsmc.semantics.lowered` (effect kinds, clamp bounds, canonical orders,
+navigation, view sorts), as the Python reference semantics does: a state is an array `[page index,
+session values..., page values...]`, so the Python compiler's rendering of resolved names
+(`ExprCompiler.visit_name`: `s[i]`, `a[i]`, `r` and view calls) is valid JS and is shared; everything
+whose syntax differs is emitted here. Values are immutable JS arrays and scalars.
 """
 
 from __future__ import annotations
@@ -16,7 +17,19 @@ from fsmc import ir
 from fsmc.codegen.actions import requirements
 from fsmc.semantics import domain_values
 from fsmc.semantics import domains as T
-from fsmc.semantics.compile import CompileError, ExprCompiler, Scope, Slot, view_fn
+from fsmc.semantics.compile import Compiled, ExprCompiler, arith_type, lit_type, view_fn
+from fsmc.semantics.lowered import (
+    CompileError,
+    LEffect,
+    LGoto,
+    Lowered,
+    LView,
+    Order,
+    Scope,
+    Slot,
+    collection_kind,
+    count_view,
+)
 
 _TEMPLATE = re.compile(r"\{([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?\}")
 
@@ -33,23 +46,24 @@ def js_value(v: Any) -> str:
 class JsExprCompiler(ExprCompiler):
     """ExprCompiler emitting JS: the helpers it calls live in templates/site/src/fsmc/lib.js."""
 
-    def field(self, node: ir.GetField, scope: Scope) -> tuple[str, ir.Type]:
-        obj, t = self.expr(node.obj, scope)
-        ref = T.strip_optional(t)
-        if not isinstance(ref, ir.RefType) or ref.table not in self.tables:
-            raise CompileError(f"'.{node.field}' needs a row reference")
-        names = [c.name for c in self.tables[ref.table].columns]
-        if node.field not in names:
-            raise CompileError(f"table '{ref.table}' has no column '{node.field}'")
-        i = names.index(node.field)
-        return f"_col(_ROWS_{ref.table}, {obj}, {i})", T.column_type(self.tables[ref.table].columns[i])
+    def visit_lit(self, node: ir.Lit, scope: Scope) -> Compiled:
+        return js_value(node.value), lit_type(node.value)
 
-    def call(self, node: ir.Call, scope: Scope) -> tuple[str, ir.Type]:
+    def visit_field(self, node: ir.GetField, scope: Scope) -> Compiled:
+        obj, t = self.expr(node.obj, scope)
+        table, i = self.column(t, node.field)
+        return f"_col(_ROWS_{table.name}, {obj}, {i})", T.column_type(table.columns[i])
+
+    def visit_index(self, node: ir.Index, scope: Scope) -> Compiled:
+        obj, t = self.expr(node.obj, scope)
+        key, _ = self.expr(node.key, scope)
+        value_t = t.value if isinstance(t, ir.MapType) else T.ANY
+        return f"_mapGet({obj}, {key})", ir.OptionalType(inner=value_t)
+
+    def visit_call(self, node: ir.Call, scope: Scope) -> Compiled:
         if node.func in ("count", "pages"):
-            arg = node.args[0] if len(node.args) == 1 else None
-            view = scope.view(arg.id) if isinstance(arg, ir.Name) else None
-            if view is None or scope.page is None:
-                raise CompileError(f"{node.func}() takes one view of the current page")
+            view = count_view(node, scope)
+            assert scope.page is not None
             full = f"{view_fn(scope.page.name, view.name, full=True)}(s, m)"
             if node.func == "count":
                 return f"{full}.length", T.INT_ANY
@@ -66,21 +80,24 @@ class JsExprCompiler(ExprCompiler):
             return f"_sumMap({code})", T.INT_ANY
         raise CompileError(f"unknown function '{node.func}'")
 
-    def binary(self, node: ir.Binary, scope: Scope) -> tuple[str, ir.Type]:
+    def visit_unary(self, node: ir.Unary, scope: Scope) -> Compiled:
+        operand, t = self.expr(node.operand, scope)
+        return (f"!_t({operand})", T.BOOL) if node.op == "not" else (f"(-{operand})", t)
+
+    def visit_binary(self, node: ir.Binary, scope: Scope) -> Compiled:
         left, lt = self.expr(node.left, scope)
         right, rt = self.expr(node.right, scope)
         op = node.op
         if op in ("and", "or"):
             return f"_{op}({left}, () => {right})", T.BOOL
         if op in ("in", "not in"):
-            is_map = isinstance(T.strip_optional(rt), ir.MapType)
-            code = f"_mapHas({right}, {left})" if is_map else f"_has({right}, {left})"
+            code = f"_mapHas({right}, {left})" if collection_kind(rt) == "map" else f"_has({right}, {left})"
             return (code if op == "in" else f"!{code}"), T.BOOL
         if op == "contains":
-            inner = T.strip_optional(lt)
-            if isinstance(inner, ir.MapType):
+            kind = collection_kind(lt)
+            if kind == "map":
                 return f"_mapHas({left}, {right})", T.BOOL
-            if isinstance(inner, ir.SetType):
+            if kind == "set":
                 return f"_has({left}, {right})", T.BOOL
             return f"_containsText({left}, {right})", T.BOOL
         if op == "==":
@@ -89,61 +106,42 @@ class JsExprCompiler(ExprCompiler):
             return f"!_eq({left}, {right})", T.BOOL
         if op in ("<", "<=", ">", ">="):
             return f"({left} {op} {right})", T.BOOL
-        result = T.NUM if T.NUM in (lt, rt) else T.INT_ANY
-        return f"({left} {op} {right})", result
+        return f"({left} {op} {right})", arith_type(lt, rt)
 
-    def expr(self, node: ir.Expr, scope: Scope) -> tuple[str, ir.Type]:
-        if isinstance(node, ir.Lit):
-            _, t = super().expr(node, scope)
-            return js_value(node.value), t
-        if isinstance(node, ir.Index):
-            obj, t = self.expr(node.obj, scope)
-            key, _ = self.expr(node.key, scope)
-            value_t = t.value if isinstance(t, ir.MapType) else T.ANY
-            return f"_mapGet({obj}, {key})", ir.OptionalType(inner=value_t)
-        if isinstance(node, ir.Unary):
-            operand, t = self.expr(node.operand, scope)
-            return (f"!_t({operand})", T.BOOL) if node.op == "not" else (f"(-{operand})", t)
-        if isinstance(node, ir.SetLit):
-            items = [self.expr(i, scope) for i in node.items]
-            elem = items[0][1] if items else T.ANY
-            return "[" + ", ".join(c for c, _ in items) + "]", ir.SetType(elem=elem)
-        if isinstance(node, (ir.GetField, ir.Call, ir.Binary)):
-            return super().expr(node, scope)  # dispatches to the overrides above
-        return super().expr(node, scope)  # Name: s[i], a[i], r and view calls are valid JS
+    def visit_set(self, node: ir.SetLit, scope: Scope) -> Compiled:
+        items = [self.expr(i, scope) for i in node.items]
+        elem = items[0][1] if items else T.ANY
+        return "[" + ", ".join(c for c, _ in items) + "]", ir.SetType(elem=elem)
+
+    # visit_name is inherited: s[i], a[i], r and view calls are valid JS
 
 
 class RuntimeCompiler:
-    """Emits src/fsmc/runtime.js for one spec."""
+    """Emits src/fsmc/runtime.js for one spec, rendering the decisions of `Lowered`."""
 
     def __init__(self, spec: ir.Spec):
         self.spec = spec
         self.exprs = JsExprCompiler(spec)
-        self.nsess = len(spec.session)
-        self.session_slots = {v.name: Slot(1 + i, v.type) for i, v in enumerate(spec.session)}
-        self.scopes = {p.name: self._page_scope(p) for p in spec.pages}
-        self.page_index = {p.name: i for i, p in enumerate(spec.pages)}
-        self.sorters: dict[ir.Type, str] = {}
+        self.lowered = Lowered(spec)
+        self.session_slots = self.lowered.session_slots
+        self.scopes = {p.name: self.lowered.scopes[i] for i, p in enumerate(spec.pages)}
+        self.page_index = self.lowered.page_index
+        self.sorters: dict[Order, str] = {}
         self.out: list[str] = []
-
-    def _page_scope(self, page: ir.Page) -> Scope:
-        base = 1 + self.nsess
-        return Scope(self.session_slots, page, {v.name: Slot(base + i, v.type) for i, v in enumerate(page.vars)})
 
     def expr(self, e: ir.Expr, scope: Scope) -> str:
         return self.exprs.expr(e, scope)[0]
 
-    def sorter(self, t: ir.Type) -> str:
-        """The name of a comparator putting values of type t in domain order."""
-        t = T.strip_optional(t)
-        if t not in self.sorters:
+    def sorter(self, order: Order) -> str:
+        """The name of a comparator putting values in `order`."""
+        if order not in self.sorters:
             name = f"_SORT_{len(self.sorters)}"
-            if isinstance(t, (ir.ChoiceType, ir.RefType)):
-                self.out.append(f"const {name} = _domCmp({js_value(domain_values(t, self.spec))})")
+            if order.values is not None:
+                self.out.append(f"const {name} = _domCmp({js_value(order.values)})")
             else:
                 self.out.append(f"const {name} = _natCmp")
-            self.sorters[t] = name
-        return self.sorters[t]
+            self.sorters[order] = name
+        return self.sorters[order]
 
     # ---------------------------------------------------------------- pieces
     def tables(self) -> None:
@@ -155,15 +153,14 @@ class RuntimeCompiler:
             self.out.append(f"const _KEYS_{t.name} = TABLES.{t.name}.rows.map((r) => r[{k}])")
 
     def normalise(self, code: str, t: ir.Type) -> str:
-        base = T.strip_optional(t)
-        if isinstance(base, ir.SetType):
-            return f"_normSet({code}, {self.sorter(base.elem)})"
-        if isinstance(base, ir.MapType):
-            return f"_normMap({code}, {self.sorter(base.key)})"
-        return code
+        form = self.lowered.canonical(t)
+        if form is None:
+            return code
+        fn = "_normSet" if form.kind == "set" else "_normMap"
+        return f"{fn}({code}, {self.sorter(form.order)})"
 
     def defaults(self) -> None:
-        empty = Scope(self.session_slots)
+        empty = self.lowered.scope(None)
         sess = [self.normalise(self.expr(v.default, empty), v.type) for v in self.spec.session]
         self.out.append("const s = [], m = {}, a = []")
         self.out.append(f"export const SESSION_DEFAULTS = [{', '.join(sess)}]")
@@ -173,94 +170,66 @@ class RuntimeCompiler:
             pages.append("[" + ", ".join(self.normalise(self.expr(v.default, scope), v.type) for v in p.vars) + "]")
         self.out.append(f"export const DEFAULTS = [{', '.join(pages)}]")
 
-    def view(self, page: ir.Page, view: ir.View) -> None:
-        scope = self.scopes[page.name]
-        table = self.exprs.view_table(scope, view)
-        inner = scope.with_alias(view.alias, table)
-        source = f"_KEYS_{view.source}" if view.source in self.exprs.tables else f"{view_fn(page.name, view.source, True)}(s, m)"
+    def view(self, lv: LView) -> None:
+        page, view, scope, inner = lv.page, lv.view, lv.scope, lv.row_scope
+        source = f"_KEYS_{view.source}" if lv.from_table else f"{view_fn(page, view.source, True)}(s, m)"
         where = self.expr(view.where, inner) if view.where is not None else "true"
-        memo = json.dumps(f"F:{page.name}:{view.name}")
-        lines = [f"function {view_fn(page.name, view.name, True)}(s, m) {{",
+        memo = json.dumps(f"F:{page}:{view.name}")
+        lines = [f"function {view_fn(page, view.name, True)}(s, m) {{",
                  f"  let v = m[{memo}]",
                  "  if (v === undefined) {",
                  f"    let rows = {source}.filter((r) => _t({where}))"]
-        for key in reversed(view.order):
-            sort = f"rows = _sortBy(rows, (r) => {self.expr(key.expr, inner)}, {json.dumps(key.desc)})"
+        for key in lv.sorts:
+            sort = f"rows = _sortBy(rows, (r) => {self.expr(key.key, inner)}, {json.dumps(key.desc)})"
             if key.when is not None:
                 sort = f"if (_t({self.expr(key.when, scope)})) {sort}"
             lines.append(f"    {sort}")
         lines += [f"    v = m[{memo}] = rows", "  }", "  return v", "}"]
-        full = f"{view_fn(page.name, view.name, True)}(s, m)"
-        lines.append(f"function {view_fn(page.name, view.name)}(s, m) {{")
-        if view.page_var and view.page_size:
-            slot = scope.page_slots.get(view.page_var) or scope.session.get(view.page_var)
-            if slot is None:
-                raise CompileError(f"view '{view.name}' paginates by unknown variable '{view.page_var}'")
-            n = view.page_size
-            lines.append(f"  return _pyslice({full}, (s[{slot.index}] - 1) * {n}, s[{slot.index}] * {n})")
+        full = f"{view_fn(page, view.name, True)}(s, m)"
+        lines.append(f"function {view_fn(page, view.name)}(s, m) {{")
+        if lv.page_slot is not None:
+            i, n = lv.page_slot, lv.page_size
+            lines.append(f"  return _pyslice({full}, (s[{i}] - 1) * {n}, s[{i}] * {n})")
         else:
             lines.append(f"  return {full}")
         lines.append("}")
         self.out.append("\n".join(lines))
 
     def slot(self, name: str, scope: Scope) -> Slot:
-        slot = scope.page_slots.get(name) or scope.session.get(name)
-        if slot is None:
-            raise CompileError(f"effect on unknown variable '{name}'")
-        return slot
+        return scope.slot(name)
 
-    def default_of(self, name: str, scope: Scope) -> str:
-        if name in scope.page_slots and scope.page is not None:
-            return f"DEFAULTS[{self.page_index[scope.page.name]}][{scope.page_slots[name].index - 1 - self.nsess}]"
-        return f"SESSION_DEFAULTS[{self.session_slots[name].index - 1}]"
-
-    def effect(self, i: int, eff: ir.Effect, scope: Scope) -> tuple[list[str], str]:
+    def effect(self, i: int, eff: LEffect, scope: Scope) -> tuple[list[str], str]:
         """(lines evaluated in the pre-state, the update applied to the running values `v`)."""
-        slot = self.slot(eff.var, scope)
         pre = []
         if eff.value is not None:
             pre.append(f"  const e{i} = {self.expr(eff.value, scope)}")
         if eff.key is not None:
             pre.append(f"  const k{i} = {self.expr(eff.key, scope)}")
-        cur, t = f"v[{slot.index}]", slot.type
-        base = T.strip_optional(t)
-        if eff.op == "assign":
-            if eff.key is not None and isinstance(base, ir.MapType):
-                return pre, f"_mapSet({cur}, k{i}, e{i}, {self.sorter(base.key)})"
-            return pre, self.normalise(f"e{i}", base)
-        if eff.op in ("inc", "dec"):
-            sign = "" if eff.op == "inc" else "-"
-            if eff.key is not None and isinstance(base, ir.MapType):
-                vt = T.strip_optional(base.value)
-                lo, hi = (vt.lo, vt.hi) if isinstance(vt, ir.IntType) else (-BIG, BIG)
-                return pre, f"_mapAdd({cur}, k{i}, {sign}e{i}, {lo}, {hi}, {self.sorter(base.key)})"
-            lo, hi = (base.lo, base.hi) if isinstance(base, ir.IntType) else (-BIG, BIG)
-            return pre, f"_clamp({cur} + {sign}e{i}, {lo}, {hi})"
-        if eff.op == "toggle":
-            return pre, f"!_t({cur})"
-        if eff.op == "add":
-            elem = base.elem if isinstance(base, ir.SetType) else base
-            return pre, f"_setAdd({cur}, e{i}, {self.sorter(elem)})"
-        if eff.op == "remove":
-            return pre, f"_mapRemove({cur}, e{i})" if isinstance(base, ir.MapType) else f"_setRemove({cur}, e{i})"
-        if isinstance(base, (ir.SetType, ir.MapType)):
-            return pre, "[]"
-        if isinstance(t, ir.OptionalType):
-            return pre, "null"
-        return pre, self.default_of(eff.var, scope)
+        return pre, self.update(i, eff, f"v[{eff.slot.index}]")
 
-    def navigate(self, action: ir.Action, page: ir.Page, scope: Scope) -> str:
-        if action.goto is None:
+    def update(self, i: int, eff: LEffect, cur: str) -> str:
+        """The new value of the effect's target, from its current value `cur` and its operands `e<i>`, `k<i>`."""
+        sort = self.sorter(eff.order) if eff.order is not None else ""
+        sign = "" if eff.sign > 0 else "-"
+        lo, hi = eff.bounds or (-BIG, BIG)
+        if eff.kind == "default":
+            assert eff.default is not None
+            page, j = eff.default
+            return f"SESSION_DEFAULTS[{j}]" if page is None else f"DEFAULTS[{page}][{j}]"
+        code = {
+            "assign": f"e{i}", "assign_set": f"_normSet(e{i}, {sort})", "assign_map": f"_normMap(e{i}, {sort})",
+            "put_entry": f"_mapSet({cur}, k{i}, e{i}, {sort})", "add_clamped": f"_clamp({cur} + {sign}e{i}, {lo}, {hi})",
+            "add_entry": f"_mapAdd({cur}, k{i}, {sign}e{i}, {lo}, {hi}, {sort})", "toggle": f"!_t({cur})",
+            "insert": f"_setAdd({cur}, e{i}, {sort})", "discard": f"_setRemove({cur}, e{i})",
+            "discard_key": f"_mapRemove({cur}, e{i})", "empty": "[]", "none": "null",
+        }
+        return code[eff.kind]
+
+    def navigate(self, goto: LGoto | None) -> str:
+        if goto is None:
             return "v"
-        if action.goto not in self.page_index:
-            raise CompileError(f"action '{action.name}' goes to unknown page '{action.goto}'")
-        ti = self.page_index[action.goto]
-        parts = [str(ti), f"...v.slice(1, {1 + self.nsess})"]
-        for j, var in enumerate(self.spec.pages[ti].vars):
-            if var.name in action.carry and var.name in scope.page_slots:
-                parts.append(f"v[{scope.page_slots[var.name].index}]")
-            else:
-                parts.append(f"DEFAULTS[{ti}][{j}]")
+        parts = [str(goto.page), f"...v.slice(1, {1 + goto.keep})"]
+        parts += [f"DEFAULTS[{goto.page}][{j}]" if src is None else f"v[{src}]" for j, src in enumerate(goto.fresh)]
         return "[" + ", ".join(parts) + "]"
 
     def template(self, text: str | None, scope: Scope, params: tuple[ir.Param, ...], display: bool = False) -> str:
@@ -323,13 +292,14 @@ class RuntimeCompiler:
             parts = "[" + ", ".join(f"(s, a, m) => _t({self.expr(c, scope)})" for c in requirements(action)) + "]"
         lines = [f"function _STEP_{aid}(s, a) {{", "  const m = {}"]
         updates = []
-        for i, eff in enumerate(action.effects):
+        pi = self.page_index[page.name]
+        for i, eff in enumerate(self.lowered.effects(action, pi)):
             pre, update = self.effect(i, eff, scope)
             lines += pre
-            updates.append(f"  v[{self.slot(eff.var, scope).index}] = {update}")
+            updates.append(f"  v[{eff.slot.index}] = {update}")
         lines.append("  const v = s.slice()")
         lines += updates
-        lines += [f"  return {self.navigate(action, page, scope)}", "}"]
+        lines += [f"  return {self.navigate(self.lowered.goto(action, pi))}", "}"]
         self.out.append("\n".join(lines))
         domains = [domain_values(p.type, self.spec) for p in action.params]
         gui = ", ".join(
@@ -353,9 +323,9 @@ class RuntimeCompiler:
                     "_mapAdd, _clamp, _fmt, _fmt2, _disp, _pyslice } from './lib.js'"]
         self.tables()
         self.defaults()
-        for page in self.spec.pages:
-            for view in page.views:
-                self.view(page, view)
+        for pi in range(len(self.spec.pages)):
+            for lv in self.lowered.views(pi):
+                self.view(lv)
         actions = [self.action(aid, a, p) for aid, (p, a) in enumerate((p, a) for p in self.spec.pages for a in p.actions)]
         views = ", ".join(
             f"{json.dumps(p.name + '.' + v.name)}: {{full: {view_fn(p.name, v.name, True)}, shown: {view_fn(p.name, v.name)}}}"

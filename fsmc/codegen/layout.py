@@ -152,16 +152,11 @@ class LayoutDecider:
         """view name -> columns a retrieval task's answer reads from it (`first(hits).price`): always shown."""
         out: dict[str, set[str]] = {}
 
-        def walk(e: ir.Expr | None) -> None:
-            if e is None:
-                return
-            if isinstance(e, ir.GetField) and isinstance(e.obj, ir.Call) and e.obj.args and isinstance(e.obj.args[0], ir.Name):
-                out.setdefault(e.obj.args[0].id, set()).add(e.field)
-            for f in type(e).model_fields:
-                v = getattr(e, f)
-                for x in v if isinstance(v, tuple) else (v,):
-                    if isinstance(x, ir.Node) and not isinstance(x, ir.Span):
-                        walk(x)  # type: ignore[arg-type]
+        def walk(root: ir.Expr | None) -> None:
+            for e in ir.walk(root) if root is not None else ():
+                if isinstance(e, ir.GetField) and isinstance(e.obj, ir.Call) and e.obj.args \
+                        and isinstance(e.obj.args[0], ir.Name):
+                    out.setdefault(e.obj.args[0].id, set()).add(e.field)
 
         for task in self.spec.tasks:
             walk(task.answer)

@@ -18,7 +18,8 @@ import re
 from fsmc import ir
 from fsmc.engines.native.encoding import LoweringError, LVar
 from fsmc.engines.native.lexpr import VD, B, Cond, K, LExpr, Pop, Pre, Tab, U, V, reads
-from fsmc.engines.native.lower import LModel, LMove, ModelBuilder
+from fsmc.engines.native.lower import LModel, LMove, LUpdate, ModelBuilder
+from fsmc.engines.native.model import lower
 from fsmc.semantics import CompileError, Machine, format_value
 
 MAX_SET = 31  # bits of a Promela int usable as a mask
@@ -207,10 +208,7 @@ class _MoveWriter:
             out += [f"_t{i} = 0" for i in range(len(mv.pre))]
         return out
 
-    def update(self, u: object, mv: LMove) -> list[str]:
-        from fsmc.engines.native.lower import LUpdate
-
-        assert isinstance(u, LUpdate)
+    def update(self, u: LUpdate, mv: LMove) -> list[str]:
         var = self.layout.vars[u.var]
         target = var.name
         if u.slot is not None:
@@ -320,9 +318,7 @@ def to_promela(spec: ir.Spec | Machine, goals: bool = True) -> str:
         machine = spec if isinstance(spec, Machine) else Machine(spec)
     except CompileError as e:
         raise LoweringError(f"the spec does not compile (run fsmc check): {e}") from e
-    builder = ModelBuilder(machine)
-    model = builder.build()
-    return render(model, goals)
+    return render(lower(machine), goals)
 
 
 __all__ = ["LoweringError", "to_promela"]

@@ -130,19 +130,6 @@ def task_goals(machine: Machine) -> list[tuple[Goal, int, Callable[[State, tuple
 # ---------------------------------------------------------------- derived goal families
 
 
-def _names(e: ir.Expr | None, out: set[str]) -> None:
-    if e is None:
-        return
-    if isinstance(e, ir.Name):
-        out.add(e.id)
-    for f in ("obj", "key", "operand", "left", "right"):
-        child = getattr(e, f, None)
-        if child is not None:
-            _names(child, out)
-    for child in (*getattr(e, "args", ()), *getattr(e, "items", ())):
-        _names(child, out)
-
-
 class Family:
     """A family of derived goals: `key(state)` names the goal a state reaches (or None); `make` builds it."""
 
@@ -308,7 +295,7 @@ def _goal_names(spec: ir.Spec, page: str | None = None) -> set[str]:
     out: set[str] = set()
     for task in spec.tasks:
         if page is None or task.page == page:
-            _names(task.goal, out)
+            ir.expr_names(task.goal, out)
     return out
 
 

@@ -2,6 +2,7 @@
 
 from fsmc.semantics.compile import CompileError
 from fsmc.semantics.domains import domain_size, domain_values
+from fsmc.semantics.lowered import Lowered
 from fsmc.semantics.machine import (
     Machine,
     Move,
@@ -13,6 +14,6 @@ from fsmc.semantics.machine import (
 )
 
 __all__ = [
-    "CompileError", "Machine", "Move", "State", "domain_size", "domain_values", "format_value",
+    "CompileError", "Lowered", "Machine", "Move", "State", "domain_size", "domain_values", "format_value",
     "render_template", "state_difference", "template_names",
 ]

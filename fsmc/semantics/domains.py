@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from fsmc import ir
@@ -53,12 +52,3 @@ def domain_size(t: ir.Type, spec: ir.Spec) -> int:
     if isinstance(t, ir.OptionalType):
         return 1 + domain_size(t.inner, spec)
     return len(domain_values(t, spec))
-
-
-def order_key(t: ir.Type, spec: ir.Spec) -> Callable[[Any], Any]:
-    """A sort key that puts values of type t in domain order."""
-    t = strip_optional(t)
-    if isinstance(t, (ir.ChoiceType, ir.RefType)):
-        index = {v: i for i, v in enumerate(domain_values(t, spec))}
-        return lambda v: -1 if v is None else index.get(v, len(index))
-    return lambda v: (v is not None, v)

@@ -10,7 +10,8 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.semantics import domains as T
-from fsmc.semantics.compile import CompileError, ExprCompiler, Scope, Slot, constant, view_fn
+from fsmc.semantics.compile import ExprCompiler, constant, view_fn
+from fsmc.semantics.lowered import LEffect, LGoto, Lowered, LView, Order, Scope
 from fsmc.semantics.runtime import NAMESPACE
 
 State = tuple[Any, ...]
@@ -92,15 +93,16 @@ class Machine:
         self.page_index = {p.name: i for i, p in enumerate(spec.pages)}
         self._ns: dict[str, Any] = dict(NAMESPACE)
         self._src: list[str] = []
-        self._sorters: dict[ir.Type, str] = {}
+        self._sorters: dict[Order, str] = {}
         self._compiler = ExprCompiler(spec)
-        self.session_slots = {v.name: Slot(1 + i, v.type) for i, v in enumerate(spec.session)}
+        self.lowered = Lowered(spec)
+        self.session_slots = self.lowered.session_slots
         self._nsess = len(spec.session)
         for t in spec.tables:
             k = [c.name for c in t.columns].index(t.key) if t.key in [c.name for c in t.columns] else 0
             self._ns[f"_ROWS_{t.name}"] = {row[k]: row for row in t.rows}
             self._ns[f"_KEYS_{t.name}"] = tuple(row[k] for row in t.rows)
-        self._scopes = [self._page_scope(p) for p in spec.pages]
+        self._scopes = self.lowered.scopes
         self._actions: list[CompiledAction] = []
         self._by_page: list[list[CompiledAction]] = [[] for _ in spec.pages]
         self._defaults: list[tuple[Any, ...]] = []
@@ -127,26 +129,20 @@ class Machine:
 
     def scope(self, page: int | None, params: tuple[ir.Param, ...] = ()) -> Scope:
         """The names visible on page number `page` (None: the session only) with these parameters bound."""
-        base = Scope(self.session_slots) if page is None else self._scopes[page]
-        return base.with_params(params) if params else base
+        return self.lowered.scope(page, params)
 
     def compile_expr(self, e: ir.Expr, scope: Scope) -> tuple[str, ir.Type]:
         """Python source for `e` over the state `s`, arguments `a` and view memo `m`, and its type."""
         return self._compiler.expr(e, scope)
 
     # ---------------------------------------------------------------- compilation
-    def _page_scope(self, page: ir.Page) -> Scope:
-        base = 1 + self._nsess
-        slots = {v.name: Slot(base + i, v.type) for i, v in enumerate(page.vars)}
-        return Scope(self.session_slots, page, slots)
-
-    def _sorter(self, t: ir.Type) -> str:
-        t = T.strip_optional(t)
-        if t not in self._sorters:
+    def _sorter(self, order: Order) -> str:
+        """The name of the sort key that puts values in `order`."""
+        if order not in self._sorters:
             name = f"_SORT_{len(self._sorters)}"
-            self._ns[name] = T.order_key(t, self.spec)
-            self._sorters[t] = name
-        return self._sorters[t]
+            self._ns[name] = order.key()
+            self._sorters[order] = name
+        return self._sorters[order]
 
     def _expr(self, e: ir.Expr, scope: Scope) -> str:
         return self._compiler.expr(e, scope)[0]
@@ -157,8 +153,8 @@ class Machine:
         for pi, page in enumerate(self.pages):
             scope = self._scopes[pi]
             self._defaults.append(tuple(self._const(v, scope) for v in page.vars))
-            for view in page.views:
-                self._compile_view(view, scope)
+            for view in self.lowered.views(pi):
+                self._compile_view(view)
         for pi, page in enumerate(self.pages):
             for action in page.actions:
                 self._compile_action(action, pi)
@@ -179,97 +175,69 @@ class Machine:
         return self._normalise(value, var.type)
 
     def _normalise(self, value: Any, t: ir.Type) -> Any:
-        if isinstance(t, ir.SetType) and isinstance(value, (tuple, list)):
-            return tuple(sorted(set(value), key=self._ns[self._sorter(t.elem)]))
-        if isinstance(t, ir.MapType) and isinstance(value, (tuple, list)):
-            return tuple(sorted(((k, v) for k, v in value), key=lambda kv: self._ns[self._sorter(t.key)](kv[0])))
-        return value
+        form = self.lowered.canonical(t)
+        if form is None or not isinstance(value, (tuple, list)):
+            return value
+        key = self._ns[self._sorter(form.order)]
+        if form.kind == "set":
+            return tuple(sorted(set(value), key=key))
+        return tuple(sorted(((k, v) for k, v in value), key=lambda kv: key(kv[0])))
 
-    def _compile_view(self, view: ir.View, scope: Scope) -> None:
-        page = scope.page
-        assert page is not None
-        table = self._compiler.view_table(scope, view)
-        inner = scope.with_alias(view.alias, table)
-        is_table = f"_KEYS_{view.source}" in self._ns
-        source = f"_KEYS_{view.source}" if is_table else f"{view_fn(page.name, view.source, True)}(s, m)"
+    def _compile_view(self, lv: LView) -> None:
+        page, view, scope, inner = lv.page, lv.view, lv.scope, lv.row_scope
+        source = f"_KEYS_{view.source}" if lv.from_table else f"{view_fn(page, view.source, True)}(s, m)"
         where = self._expr(view.where, inner) if view.where is not None else "True"
-        memo = f"F:{page.name}:{view.name}"
-        lines = [f"def {view_fn(page.name, view.name, True)}(s, m):",
+        memo = f"F:{page}:{view.name}"
+        lines = [f"def {view_fn(page, view.name, True)}(s, m):",
                  f"    v = m.get({memo!r})",
                  "    if v is None:",
                  f"        rows = [r for r in {source} if {where}]"]
-        for key in reversed(view.order):
-            sort = f"rows.sort(key=lambda r: _sort_key({self._expr(key.expr, inner)}), reverse={key.desc})"
+        for key in lv.sorts:
+            sort = f"rows.sort(key=lambda r: _sort_key({self._expr(key.key, inner)}), reverse={key.desc})"
             if key.when is not None:
                 lines.append(f"        if {self._expr(key.when, scope)}:")
                 lines.append(f"            {sort}")
             else:
                 lines.append(f"        {sort}")
         lines += [f"        v = m[{memo!r}] = tuple(rows)", "    return v"]
-        lines.append(f"def {view_fn(page.name, view.name)}(s, m):")
-        full = f"{view_fn(page.name, view.name, True)}(s, m)"
-        if view.page_var and view.page_size:
-            pv = scope.page_slots.get(view.page_var) or scope.session.get(view.page_var)
-            if pv is None:
-                raise CompileError(f"view '{view.name}' paginates by unknown variable '{view.page_var}'")
-            n = view.page_size
-            lines.append(f"    return {full}[(s[{pv.index}] - 1) * {n}:s[{pv.index}] * {n}]")
+        lines.append(f"def {view_fn(page, view.name)}(s, m):")
+        full = f"{view_fn(page, view.name, True)}(s, m)"
+        if lv.page_slot is not None:
+            i, n = lv.page_slot, lv.page_size
+            lines.append(f"    return {full}[(s[{i}] - 1) * {n}:s[{i}] * {n}]")
         else:
             lines.append(f"    return {full}")
         self._src.extend(lines)
 
-    def _slot(self, name: str, scope: Scope) -> Slot:
-        slot = scope.page_slots.get(name) or scope.session.get(name)
-        if slot is None:
-            raise CompileError(f"effect on unknown variable '{name}'")
-        return slot
-
-    def _effect_code(self, i: int, eff: ir.Effect, scope: Scope) -> tuple[list[str], str]:
+    def _effect_code(self, i: int, eff: LEffect, scope: Scope) -> tuple[list[str], str]:
         """(lines evaluated in the pre-state, the update applied to the running values list `v`)."""
-        slot = self._slot(eff.var, scope)
         pre = []
         if eff.value is not None:
             pre.append(f"    e{i} = {self._expr(eff.value, scope)}")
         if eff.key is not None:
             pre.append(f"    k{i} = {self._expr(eff.key, scope)}")
-        cur, t = f"v[{slot.index}]", slot.type
-        base = T.strip_optional(t)
-        if eff.op == "assign":
-            if eff.key is not None and isinstance(base, ir.MapType):
-                return pre, f"_map_set({cur}, k{i}, e{i}, {self._sorter(base.key)})"
-            if isinstance(base, ir.SetType):
-                return pre, f"_norm_set(e{i}, {self._sorter(base.elem)})"
-            if isinstance(base, ir.MapType):
-                return pre, f"_norm_map(e{i}, {self._sorter(base.key)})"
-            return pre, f"e{i}"
-        if eff.op in ("inc", "dec"):
-            sign = "" if eff.op == "inc" else "-"
-            if eff.key is not None and isinstance(base, ir.MapType):
-                vt = T.strip_optional(base.value)
-                lo, hi = (vt.lo, vt.hi) if isinstance(vt, ir.IntType) else (-(2**62), 2**62)
-                return pre, f"_map_add({cur}, k{i}, {sign}e{i}, {lo}, {hi}, {self._sorter(base.key)})"
-            lo, hi = (base.lo, base.hi) if isinstance(base, ir.IntType) else (-(2**62), 2**62)
-            return pre, f"min({hi}, max({lo}, {cur} + {sign}e{i}))"
-        if eff.op == "toggle":
-            return pre, f"(not {cur})"
-        if eff.op == "add":
-            elem = base.elem if isinstance(base, ir.SetType) else base
-            return pre, f"_set_add({cur}, e{i}, {self._sorter(elem)})"
-        if eff.op == "remove":
-            if isinstance(base, ir.MapType):
-                return pre, f"_map_remove({cur}, e{i})"
-            return pre, f"_set_remove({cur}, e{i})"
-        # clear
-        if isinstance(base, (ir.SetType, ir.MapType)):
-            return pre, "()"
-        if isinstance(t, ir.OptionalType):
-            return pre, "None"
-        return pre, repr(self._default_of(eff.var, scope))
+        return pre, self._update(i, eff, f"v[{eff.slot.index}]")
 
-    def _default_of(self, name: str, scope: Scope) -> Any:
-        if name in scope.page_slots and scope.page is not None:
-            return self._defaults[self.page_index[scope.page.name]][scope.page_slots[name].index - 1 - self._nsess]
-        return self._session_defaults[self.session_slots[name].index - 1]
+    def _update(self, i: int, eff: LEffect, cur: str) -> str:
+        """The new value of the effect's target, from its current value `cur` and its operands `e<i>`, `k<i>`."""
+        sort = self._sorter(eff.order) if eff.order is not None else ""
+        sign = "" if eff.sign > 0 else "-"
+        lo, hi = eff.bounds or (-(2**62), 2**62)
+        kind = eff.kind
+        if kind == "default":
+            assert eff.default is not None
+            page, j = eff.default
+            return repr(self._session_defaults[j] if page is None else self._defaults[page][j])
+        code = {
+            "assign": f"e{i}", "assign_set": f"_norm_set(e{i}, {sort})", "assign_map": f"_norm_map(e{i}, {sort})",
+            "put_entry": f"_map_set({cur}, k{i}, e{i}, {sort})",
+            "add_clamped": f"min({hi}, max({lo}, {cur} + {sign}e{i}))",
+            "add_entry": f"_map_add({cur}, k{i}, {sign}e{i}, {lo}, {hi}, {sort})",
+            "toggle": f"(not {cur})", "insert": f"_set_add({cur}, e{i}, {sort})",
+            "discard": f"_set_remove({cur}, e{i})", "discard_key": f"_map_remove({cur}, e{i})",
+            "empty": "()", "none": "None",
+        }
+        return code[kind]
 
     def _compile_action(self, action: ir.Action, pi: int) -> None:
         aid = len(self._actions)
@@ -283,28 +251,21 @@ class Machine:
             self._src.append(f"def _REQ_{aid}(s, a, m):\n    return bool({conds})")
         lines = [f"def _STEP_{aid}(s, a):", "    m = {}"]
         updates = []
-        for i, eff in enumerate(action.effects):
+        for i, eff in enumerate(self.lowered.effects(action, pi)):
             pre, update = self._effect_code(i, eff, scope)
             lines += pre
-            updates.append(f"    v[{self._slot(eff.var, scope).index}] = {update}")
+            updates.append(f"    v[{eff.slot.index}] = {update}")
         lines.append("    v = list(s)")
         lines += updates
-        lines.append(f"    return {self._navigate(action, pi, scope)}")
+        lines.append(f"    return {self._navigate(self.lowered.goto(action, pi))}")
         self._src.append("\n".join(lines))
 
-    def _navigate(self, action: ir.Action, pi: int, scope: Scope) -> str:
-        if action.goto is None:
+    def _navigate(self, goto: LGoto | None) -> str:
+        if goto is None:
             return "tuple(v)"
-        if action.goto not in self.page_index:
-            raise CompileError(f"action '{action.name}' goes to unknown page '{action.goto}'")
-        ti = self.page_index[action.goto]
-        target = self.pages[ti]
-        parts = [str(ti), f"*v[1:{1 + self._nsess}]"]
-        for j, var in enumerate(target.vars):
-            if var.name in action.carry and var.name in scope.page_slots:
-                parts.append(f"v[{scope.page_slots[var.name].index}]")
-            else:
-                parts.append(repr(self._defaults[ti][j]))
+        parts = [str(goto.page), f"*v[1:{1 + goto.keep}]"]
+        for j, src in enumerate(goto.fresh):
+            parts.append(repr(self._defaults[goto.page][j]) if src is None else f"v[{src}]")
         return "(" + ", ".join(parts) + ",)"
 
     def _task_scope(self, task: ir.Task) -> Scope:

@@ -1,4 +1,8 @@
-"""Lowers one move: its guard, its effects as updates of stored values, and its navigation."""
+"""Lowers one move to small ints: its guard, its effects as updates of stored values, and its navigation.
+
+What each effect and navigation does (its kind, clamp bounds, carried variables) is decided once in
+`fsmc.semantics.lowered`; this module only encodes those decisions over the variables' small-int layout.
+"""
 
 from __future__ import annotations
 
@@ -18,6 +22,7 @@ from fsmc.engines.native.lower import (
     _Fallback,
 )
 from fsmc.semantics import Move
+from fsmc.semantics.lowered import LEffect, LGoto
 
 
 def lower_move(b: ModelBuilder, mv: Move) -> LMove:
@@ -33,31 +38,31 @@ def lower_move(b: ModelBuilder, mv: Move) -> LMove:
     args = ", ".join(f"{p.name}={v!r}" for p, v in zip(action.params, mv.args, strict=True))
     out = LMove(mv.index, pi, f"{mv.page}.{action.name}({args})", guard)
     writer = _EffectWriter(b, low, out)
-    for eff in action.effects:
+    for le in b.machine.lowered.effects(action, pi):
+        eff = le.source
         try:
-            writer.effect(eff)
+            writer.effect(le)
         except _Fallback as f:
             raise fail(eff, f"the effect '{eff.op} {eff.var}'", str(f)) from None
-    if action.goto is not None:
-        out.nav = _navigation(b, pi, action)
+    goto = b.machine.lowered.goto(action, pi)
+    if goto is not None:
+        out.nav = _navigation(b, pi, action, goto)
     return out
 
 
-def _navigation(b: ModelBuilder, pi: int, action: ir.Action) -> LNav:
-    if action.goto not in b.machine.page_index:
-        raise fail(action, f"goto '{action.goto}'", "no such page")
-    ti = b.machine.page_index[action.goto]
-    here = {b.layout.vars[v].decl.name: b.layout.vars[v] for v in b.layout.page_vars[pi]}
+def _navigation(b: ModelBuilder, pi: int, action: ir.Action, goto: LGoto) -> LNav:
+    """The carried variables of `goto` as (target, source) variable ids; the others start from their defaults."""
+    nsess = len(b.layout.session)
     carry = []
-    for v in b.layout.page_vars[ti]:
-        dst = b.layout.vars[v]
-        src = here.get(dst.decl.name)
-        if src is None or dst.decl.name not in action.carry:
+    for j, src_slot in enumerate(goto.fresh):
+        if src_slot is None:
             continue
+        dst = b.layout.vars[b.layout.page_vars[goto.page][j]]
+        src = b.layout.vars[b.layout.page_vars[pi][src_slot - 1 - nsess]]
         if (src.kind, src.domain, src.vdomain, src.offset) != (dst.kind, dst.domain, dst.vdomain, dst.offset):
             raise fail(action, f"carrying '{dst.decl.name}'", "the two pages declare it with different domains")
         carry.append((dst.id, src.id))
-    return LNav(ti, tuple(carry))
+    return LNav(goto.page, tuple(carry))
 
 
 class _EffectWriter:
@@ -81,14 +86,17 @@ class _EffectWriter:
     def put(self, var: LVar, value: LExpr, slot: int | LExpr | None = None, check: tuple[int, int] | None = None) -> None:
         self.out.updates.append(LUpdate(var.id, value, slot, check))
 
-    def effect(self, eff: ir.Effect) -> None:
-        var = self.var(eff)
-        handler = {"assign": self.assign, "inc": self.incdec, "dec": self.incdec, "toggle": self.toggle,
-                   "add": self.add, "remove": self.remove, "clear": self.clear}[eff.op]
-        handler(var, eff)
+    def effect(self, le: LEffect) -> None:
+        var = self.var(le.source)
+        handler = {"assign": self.assign, "assign_set": self.assign, "assign_map": self.assign,
+                   "put_entry": self.assign, "add_clamped": self.incdec, "add_entry": self.incdec,
+                   "toggle": self.toggle, "insert": self.add, "discard": self.remove, "discard_key": self.remove,
+                   "empty": self.clear, "none": self.clear, "default": self.clear}[le.kind]
+        handler(var, le)
 
     # -------- assign
-    def assign(self, var: LVar, eff: ir.Effect) -> None:
+    def assign(self, var: LVar, le: LEffect) -> None:
+        eff = le.source
         assert eff.value is not None
         if eff.key is not None:
             return self.assign_entry(var, eff)
@@ -141,38 +149,43 @@ class _EffectWriter:
         return idx.value if isinstance(idx, K) else self.pre(idx)
 
     # -------- inc / dec
-    def incdec(self, var: LVar, eff: ir.Effect) -> None:
+    def incdec(self, var: LVar, le: LEffect) -> None:
+        eff = le.source
         assert eff.value is not None
         by = self.pre(self.low.as_int(self.low.value(eff.value)))
-        op = "+" if eff.op == "inc" else "-"
+        op = "+" if le.sign > 0 else "-"
         if eff.key is not None:
-            return self.incdec_entry(var, eff, by, op)
-        t = var.decl.type
-        if not isinstance(t, ir.IntType):
+            return self.incdec_entry(var, le, by, op)
+        if not isinstance(var.decl.type, ir.IntType) or le.bounds is None:
             raise fail(eff, f"'{eff.op}' on '{var.decl.name}'", "only ints (and map entries) can be incremented")
+        lo, hi = le.bounds
         nv = B(op, V(var.id, None, True), by)
-        self.put(var, Cond(B(">", nv, K(t.hi)), K(t.hi), Cond(B("<", nv, K(t.lo)), K(t.lo), nv)))
+        self.put(var, Cond(B(">", nv, K(hi)), K(hi), Cond(B("<", nv, K(lo)), K(lo), nv)))
         return None
 
-    def incdec_entry(self, var: LVar, eff: ir.Effect, by: LExpr, op: str) -> None:
+    def incdec_entry(self, var: LVar, le: LEffect, by: LExpr, op: str) -> None:
+        eff = le.source
         assert eff.key is not None
         vt = var.decl.type.value if isinstance(var.decl.type, ir.MapType) else None
-        if not isinstance(vt, ir.IntType):
+        if not isinstance(vt, ir.IntType) or le.bounds is None:
             raise fail(eff, f"'{eff.op}' on an entry of '{var.decl.name}'", "the map's values must be ints")
+        lo, hi = le.bounds
         slot = self.slot(var, eff.key)
         cur = V(var.id, slot, True) if isinstance(slot, int) else VD(var.id, slot, True)
-        value = Cond(B("==", cur, K(0)), K(0), add(cur, K(vt.lo - 1)))
+        value = Cond(B("==", cur, K(0)), K(0), add(cur, K(lo - 1)))
         nv = B(op, value, by)
-        new = Cond(B("<", nv, K(vt.lo)), K(0), Cond(B(">", nv, K(vt.hi)), K(vt.hi - vt.lo + 1), add(nv, K(1 - vt.lo))))
+        new = Cond(B("<", nv, K(lo)), K(0), Cond(B(">", nv, K(hi)), K(hi - lo + 1), add(nv, K(1 - lo))))
         self.put(var, new, slot=slot)
 
     # -------- toggle, add, remove, clear
-    def toggle(self, var: LVar, eff: ir.Effect) -> None:
+    def toggle(self, var: LVar, le: LEffect) -> None:
+        eff = le.source
         if not isinstance(var.decl.type, ir.BoolType):
             raise fail(eff, f"toggle '{var.decl.name}'", "only a bool can be toggled")
         self.put(var, B("-", K(1), V(var.id, None, True)))
 
-    def add(self, var: LVar, eff: ir.Effect) -> None:
+    def add(self, var: LVar, le: LEffect) -> None:
+        eff = le.source
         assert eff.value is not None
         if var.kind != "set":
             raise fail(eff, f"add to '{var.decl.name}'", "only sets take 'add'")
@@ -182,7 +195,8 @@ class _EffectWriter:
         bit = self.pre(B("<<", K(1), found[0]))
         self.put(var, B("|", V(var.id, None, True), bit))
 
-    def remove(self, var: LVar, eff: ir.Effect) -> None:
+    def remove(self, var: LVar, le: LEffect) -> None:
+        eff = le.source
         assert eff.value is not None
         x = self.low.value(eff.value)
         if var.kind == "map":
@@ -205,15 +219,14 @@ class _EffectWriter:
         cleared = B("&", cur, U("~", bit))
         self.put(var, cleared if nonnull == K(1) else Cond(nonnull, cleared, cur))
 
-    def clear(self, var: LVar, eff: ir.Effect) -> None:
-        if var.kind != "scalar":
+    def clear(self, var: LVar, le: LEffect) -> None:
+        if le.kind == "empty":
             for i in range(var.nslots):
                 self.put(var, K(0), slot=i if var.kind == "map" else None)
-            return
-        if isinstance(var.decl.type, ir.OptionalType):
-            self.put(var, K(0))
-            return
-        self.put(var, K(self.b.layout.default(var)[0]))
+        elif le.kind == "none":
+            self.put(var, K(0))  # none is code 0 of an optional's domain
+        else:
+            self.put(var, K(self.b.layout.default(var)[0]))
 
 
 __all__ = ["lower_move"]

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsmc import ir
-from fsmc.engines.native.encoding import Layout, LoweringError, LVar, build_layout, fail
+from fsmc.engines.native.encoding import Layout, LVar, build_layout, fail
 from fsmc.engines.native.lexpr import (
     FALSE,
     TRUE,
@@ -35,7 +35,8 @@ from fsmc.engines.native.lexpr import (
 )
 from fsmc.semantics import Machine
 from fsmc.semantics import domains as T
-from fsmc.semantics.compile import CompileError, Scope
+from fsmc.semantics import lowered as L
+from fsmc.semantics.lowered import CompileError, Scope
 
 TABLE_LIMIT = 1 << 18  # entries of one precomputed table
 
@@ -141,8 +142,8 @@ class LModel:
 # ---------------------------------------------------------------- expressions
 
 
-class ExprLowerer:
-    """Lowers the expressions of one move (or one task instance) on one page."""
+class ExprLowerer(ir.ExprVisitor[Low]):
+    """Lowers the expressions of one move (or one task instance) on one page: one direct rule per node kind."""
 
     def __init__(self, model: ModelBuilder, page: int | None, scope: Scope,
                  params: tuple[ir.Param, ...], args: tuple[Any, ...]):
@@ -154,7 +155,6 @@ class ExprLowerer:
         self.by_name = {self.layout.vars[v].decl.name: self.layout.vars[v] for v in self.layout.session}
         if page is not None:
             self.by_name.update({self.layout.vars[v].decl.name: self.layout.vars[v] for v in self.layout.page_vars[page]})
-        self.page_var_names = set() if page is None else {self.layout.vars[v].decl.name for v in self.layout.page_vars[page]}
 
     # -------- entry points
     def boolean(self, e: ir.Expr) -> LExpr:
@@ -184,40 +184,33 @@ class ExprLowerer:
         return Enc(code, t, var.domain)
 
     def resolve(self, name: str) -> Low:
-        if name in self.params:
-            return Const(self.params[name][0])
-        if name in self.page_var_names:
+        """A name as the semantics resolves it (`Scope.resolve`): an argument is a constant of this move."""
+        ref = self.scope.resolve(name)
+        if isinstance(ref, L.ArgRef):
+            return Const(self.args[ref.index])
+        if isinstance(ref, L.VarRef) and name in self.by_name:
             return self.var_value(self.by_name[name])
-        view = self.scope.view(name)
-        if view is not None:
-            return ViewRef(view)
-        if name in self.by_name:
-            return self.var_value(self.by_name[name])
+        if isinstance(ref, L.ViewRef):
+            return ViewRef(ref.view)
         raise _Fallback(f"unknown name '{name}'")
 
-    # -------- direct rules
+    # -------- direct rules, one per node kind
     def direct(self, e: ir.Expr) -> Low:
-        if isinstance(e, ir.Lit):
-            return Const(e.value)
-        if isinstance(e, ir.Name):
-            return self.resolve(e.id)
-        if isinstance(e, ir.GetField):
-            return self.get_field(e)
-        if isinstance(e, ir.Index):
-            return self.index(e)
-        if isinstance(e, ir.Call):
-            return self.call(e)
-        if isinstance(e, ir.Unary):
-            return self.unary(e)
-        if isinstance(e, ir.Binary):
-            return self.binary(e)
-        if isinstance(e, ir.SetLit):
-            items = [self.value(i) for i in e.items]
-            if all(isinstance(i, Const) for i in items):
-                return Const(tuple(i.value for i in items if isinstance(i, Const)))
-        raise _Fallback(f"no direct rule for {type(e).__name__}")
+        return self.visit(e)
 
-    def get_field(self, e: ir.GetField) -> Low:
+    def visit_lit(self, e: ir.Lit) -> Low:
+        return Const(e.value)
+
+    def visit_name(self, e: ir.Name) -> Low:
+        return self.resolve(e.id)
+
+    def visit_set(self, e: ir.SetLit) -> Low:
+        items = [self.value(i) for i in e.items]
+        if all(isinstance(i, Const) for i in items):
+            return Const(tuple(i.value for i in items if isinstance(i, Const)))
+        raise _Fallback("no direct rule for SetLit")
+
+    def visit_field(self, e: ir.GetField) -> Low:
         obj = self.value(e.obj)
         if not isinstance(obj, Const):
             raise _Fallback("field of a row held in the state")
@@ -241,7 +234,7 @@ class ExprLowerer:
             raise _Fallback("a field of something that is not a row")
         return self.spec.table(ref.table)
 
-    def index(self, e: ir.Index) -> Low:
+    def visit_index(self, e: ir.Index) -> Low:
         obj, key = self.value(e.obj), self.value(e.key)
         if not isinstance(obj, MapRef):
             raise _Fallback("indexing something that is not a map variable")
@@ -259,7 +252,7 @@ class ExprLowerer:
             return Enc(VD(var.id, key.code, obj.running), opt, dom)
         raise _Fallback("a map key of another domain")
 
-    def call(self, e: ir.Call) -> Low:
+    def visit_call(self, e: ir.Call) -> Low:
         if e.func not in ("len", "sum") or len(e.args) != 1:
             raise _Fallback(f"{e.func}()")
         arg = self.value(e.args[0])
@@ -288,7 +281,7 @@ class ExprLowerer:
             total = add(total, Cond(B("==", slot, K(0)), K(0), add(slot, K(vd[0] - 1))))
         return total
 
-    def unary(self, e: ir.Unary) -> Low:
+    def visit_unary(self, e: ir.Unary) -> Low:
         x = self.value(e.operand)
         if e.op == "not":
             if isinstance(x, Const):
@@ -301,7 +294,7 @@ class ExprLowerer:
         raise _Fallback("negating this value")
 
     # -------- binary operators
-    def binary(self, e: ir.Binary) -> Low:
+    def visit_binary(self, e: ir.Binary) -> Low:
         if e.op in ("and", "or"):
             return self.logic(e)
         left, right = self.value(e.left), self.value(e.right)
@@ -505,7 +498,7 @@ class ExprLowerer:
 
     def _through_view(self, e: ir.Expr) -> tuple[list[_Combo], LExpr] | None:
         """Tabulate over (which result the one view it reads shows, the other variables it reads)."""
-        names = {n for n in _all_names(e) if n not in self.params and self.m.is_view(n, self.scope)}
+        names = {n for n in ir.expr_names(e, set()) if n not in self.params and self.m.is_view(n, self.scope)}
         if len(names) != 1 or self.page is None:
             return None
         view = self.scope.view(names.pop())
@@ -694,7 +687,7 @@ class ModelBuilder:
             if view is not None:  # the number of rows: neither the order nor the page matters
                 return self.view_reads(view, scope, frozenset(), ordered=False)
         out: set[int] = set()
-        for child in _children(e):
+        for child in ir.children(e):
             out |= self.reads(child, scope, shadowed, alias)
         return out
 
@@ -732,13 +725,6 @@ class ModelBuilder:
     def scope_for(self, page: int | None, params: tuple[ir.Param, ...]) -> Scope:
         return self.machine.scope(page, params)
 
-    def build(self) -> LModel:
-        from fsmc.engines.native.effects import lower_move
-
-        moves = [lower_move(self, mv) for mv in self.machine.all_moves]
-        entry = self.machine.page_index[self.machine.spec.site.entry]
-        return LModel(self.layout, moves, self.tables, entry)
-
     def goals(self) -> list[LGoal]:
         out = []
         for task in self.machine.spec.tasks:
@@ -757,36 +743,3 @@ class ModelBuilder:
 
 PAGE = V(-1)
 """The current page index (variable id -1)."""
-
-
-def _all_names(e: ir.Expr) -> set[str]:
-    if isinstance(e, ir.Name):
-        return {e.id}
-    return set().union(*(_all_names(c) for c in _children(e))) if _children(e) else set()
-
-
-def _children(e: ir.Expr) -> list[ir.Expr]:
-    if isinstance(e, ir.GetField):
-        return [e.obj]
-    if isinstance(e, ir.Index):
-        return [e.obj, e.key]
-    if isinstance(e, ir.Call):
-        return list(e.args)
-    if isinstance(e, ir.Unary):
-        return [e.operand]
-    if isinstance(e, ir.Binary):
-        return [e.left, e.right]
-    if isinstance(e, ir.SetLit):
-        return list(e.items)
-    return []
-
-
-def lower(machine: Machine) -> LModel:
-    """The small-int model of a machine; raises LoweringError naming what it cannot express."""
-    try:
-        return ModelBuilder(machine).build()
-    except RecursionError as e:
-        raise LoweringError("an expression is nested too deeply to lower") from e
-
-
-__all__ = ["LGoal", "LModel", "LMove", "LNav", "LUpdate", "LoweringError", "ModelBuilder", "PAGE", "lower"]

@@ -10,7 +10,8 @@ from typing import Any
 
 from fsmc.engines.native.build import NativeError, build_library
 from fsmc.engines.native.cgen import render_c
-from fsmc.engines.native.lower import LModel, lower
+from fsmc.engines.native.lower import LModel
+from fsmc.engines.native.model import lower
 from fsmc.engines.native.packing import Packing, pack_layout
 from fsmc.semantics import Machine, Move, State
 

@@ -22,7 +22,7 @@ from fsmc import ir
 from fsmc.checks import CHECKS, CheckContext, check
 from fsmc.diagnostics import Diagnostic, SpecError, has_errors
 from fsmc.engines import Progress, Space, StateSpace, explore
-from fsmc.formats import load_source
+from fsmc.formats import Loaded, read
 from fsmc.semantics import Machine, State
 from fsmc.source import Source, read_source
 
@@ -50,12 +50,17 @@ class Compilation:
         return read_source(given)
 
     @cached_property
+    def loaded(self) -> Loaded:
+        """The spec as its reader gave it: the IR and the reader's warnings; SpecError when it cannot be read."""
+        if isinstance(self._given, ir.Spec):
+            return Loaded(self._given)
+        assert self.source is not None
+        return read(self.source, self._base)
+
+    @property
     def ir(self) -> ir.Spec:
         """The resolved IR; raises SpecError when the spec cannot be read or parsed."""
-        if isinstance(self._given, ir.Spec):
-            return self._given
-        assert self.source is not None
-        return load_source(self.source, self._base)
+        return self.loaded.spec
 
     @cached_property
     def context(self) -> CheckContext:
@@ -65,12 +70,13 @@ class Compilation:
     @cached_property
     def static_diagnostics(self) -> list[Diagnostic]:
         """The static checks alone, which look at the IR only (what a build needs; no state is explored)."""
-        return sorted({d for c in CHECKS for d in c(self.context)}, key=Diagnostic.sort_key)
+        found = {d for c in CHECKS for d in c(self.context)} | set(self.loaded.warnings)
+        return sorted(found, key=Diagnostic.sort_key)
 
     @cached_property
     def diagnostics(self) -> list[Diagnostic]:
         """Every diagnostic: the static checks, then the semantic ones when the static ones found no error."""
-        return check(self.ir, context=self.context)
+        return sorted([*check(self.ir, context=self.context), *self.loaded.warnings], key=Diagnostic.sort_key)
 
     @property
     def ok(self) -> bool:

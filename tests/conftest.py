@@ -1,4 +1,20 @@
-"""Shared fixtures: paths and compiled example specs."""
+"""Shared fixtures (paths, compiled example specs, the shop built and replayed once) and the test layers.
+
+Layers: every test file belongs to one or more layers, given as markers below (LAYERS); run one with
+`pytest -m LAYER` (markers are declared in pyproject.toml and checked with --strict-markers):
+
+- unit: the library in process: parser, IR, checks, semantics, printer, interop, compilation, graph;
+- golden: fixture files that must give exactly the expected output (checks, the language doc);
+- cli: the command line run as a user runs it (exit codes, bad input, enumerate, verify, stats);
+- build: site generation and its JS runtime in node;
+- property: Hypothesis tests (random specs, expressions, action sequences), set on every Hypothesis test;
+- differential: two implementations that must agree (native or SPIN against Python, the site against the spec);
+- native, spin: compile and run the native explorer's C, or SPIN's pan;
+- browser: needs Chromium (replay, conformance, export, the widget pages), set on every test that uses one;
+- train: the training scripts end to end;
+- fast: the quick layer, `pytest -m fast`, under a minute: unit and golden tests but the slow ones (SLOW),
+  the property tests and the browser ones. Run it while editing; run everything before a commit.
+"""
 
 from __future__ import annotations
 
@@ -12,6 +28,96 @@ from fsmc import Machine, load
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
+
+
+# ---------------------------------------------------------------- layers: markers by file
+
+LAYERS: dict[str, tuple[str, ...]] = {
+    "test_architecture.py": ("unit",),
+    "test_parser.py": ("unit",),
+    "test_printer.py": ("unit",),
+    "test_semantics.py": ("unit",),
+    "test_interop.py": ("unit",),
+    "test_awm_import.py": ("unit",),
+    "test_keywords.py": ("unit",),
+    "test_language_doc.py": ("unit", "golden"),
+    "test_checks.py": ("unit",),
+    "test_checks_golden.py": ("unit", "golden"),
+    "test_checks_semantic.py": ("unit",),
+    "test_compilation.py": ("unit",),
+    "test_graph.py": ("unit",),
+    "test_bad_input.py": ("cli",),
+    "test_cli_exit_codes.py": ("cli",),
+    "test_enumerate_output.py": ("cli",),
+    "test_verify.py": ("cli",),
+    "test_stats.py": ("cli",),
+    "test_build.py": ("build",),
+    "test_build_widgets.py": ("build",),
+    "test_enumerate_search.py": ("differential",),
+    "test_fuzz.py": ("differential",),
+    "test_native.py": ("native", "differential"),
+    "test_promela.py": ("spin", "differential"),
+    "test_conformance.py": ("browser", "differential"),
+    "test_replay.py": ("browser",),
+    "test_export.py": ("browser",),
+    "test_train.py": ("train",),
+}
+"""The layers of each test file; a new test file must be added here (collection fails otherwise)."""
+
+FAST_LAYERS = {"unit", "golden"}
+BROWSER_FIXTURES = {"browser", "sites", "shop_site", "shop_replayed"}
+
+SLOW = {
+    "test_architecture.py::test_no_module_imports_itself_back",
+    "test_architecture.py::test_no_check_leans_on_another_check",
+    "test_architecture.py::test_only_the_frontend_touches_lark",
+    "test_architecture.py::test_importing_a_late_stage_does_not_load_the_parser",
+    "test_checks.py::test_check_mini_exits_zero",
+    "test_checks.py::test_json_output_parses",
+    "test_checks.py::test_static_checks_pass_on_200_pages_and_2000_actions",
+    "test_checks_semantic.py::test_semantic_checks_agree_with_exploration",
+    "test_compilation.py::test_enumerate_explores_once_and_writes_the_same_files",
+    "test_compilation.py::test_a_reused_space_is_the_one_the_caps_explore",
+    "test_compilation.py::test_the_checks_space_is_reused_only_when_the_caps_would_explore_the_same",
+    "test_graph.py::test_png_and_pdf_are_pictures",
+    "test_graph.py::test_graphviz_engine",
+    "test_interop.py::test_broken_files_give_diagnostics_never_tracebacks",
+    "test_interop.py::test_convert_to_stdout_and_file",
+    "test_keywords.py::test_effects_on_exactly_the_lvalue_keywords_fail_somewhere",
+}
+"""Tests of the fast layers that take seconds each (`pytest -m fast --durations=15` shows the next candidates)."""
+
+
+def _layers(item: pytest.Item) -> set[str]:
+    path = Path(str(item.fspath))
+    if path.name not in LAYERS:
+        raise pytest.UsageError(f"{path.name} has no layer: add it to LAYERS in tests/conftest.py")
+    layers = set(LAYERS[path.name])
+    if getattr(getattr(item, "obj", None), "is_hypothesis_test", False):
+        layers.add("property")
+    if BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        layers.add("browser")
+    function = getattr(item, "originalname", item.name)
+    if layers & FAST_LAYERS and not layers & {"property", "browser"} and f"{path.name}::{function}" not in SLOW:
+        layers.add("fast")
+    return layers
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for layer in sorted(_layers(item)):
+            item.add_marker(layer)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Lets test modules start their slowest builds (SPIN's pan for a big model) while the other tests run."""
+    if session.config.option.collectonly:
+        return
+    modules = dict.fromkeys(getattr(item, "module", None) for item in session.items)
+    for module in modules:
+        start = getattr(module, "start_background_builds", None)
+        if start is not None:
+            start([item for item in session.items if getattr(item, "module", None) is module])
 
 
 @pytest.fixture(scope="session")

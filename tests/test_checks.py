@@ -12,7 +12,7 @@ import pytest
 from fsmc import ir
 from fsmc.checks import CHECKS, CheckContext
 from fsmc.diagnostics import SpecError, has_errors
-from fsmc.frontend import load, load_text
+from fsmc.formats import load, load_text
 
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "tests" / "fixtures" / "mini.fsm"

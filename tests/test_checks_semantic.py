@@ -8,16 +8,17 @@ import pytest
 
 from fsmc import ir
 from fsmc.checks import SEMANTIC_CHECKS, Check, CheckContext
+from fsmc.checks._requires import contradiction
 from fsmc.checks.clamped_effects import clamped_effects_check
 from fsmc.checks.constant_vars import constant_vars_check
 from fsmc.checks.dead_actions import dead_actions_check
 from fsmc.checks.deadlocks import deadlocks_check
 from fsmc.checks.exploration import exploration_check
-from fsmc.checks.impossible_requires import contradiction, impossible_requires_check
+from fsmc.checks.impossible_requires import impossible_requires_check
 from fsmc.checks.terminal_exits import terminal_exits_check
 from fsmc.checks.unreachable_pages import unreachable_pages_check
 from fsmc.checks.unsatisfiable_tasks import unsatisfiable_tasks_check
-from fsmc.frontend import load, load_text
+from fsmc.formats import load, load_text
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 CHECKS = FIXTURES / "checks"

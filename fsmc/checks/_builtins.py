@@ -3,13 +3,22 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from fsmc import ir
+from fsmc.checks._index import Scope
 from fsmc.checks._types import ANY, INT, NUM, Ty, describe, elem_of
 
-if TYPE_CHECKING:
-    from fsmc.checks.well_typed import Typer
+
+class TypeInference(Protocol):
+    """What the built-ins' rules need from the type checker (well_typed.Typer): its scope, inference, errors."""
+
+    scope: Scope
+
+    def infer(self, e: ir.Expr) -> Ty: ...
+
+    def error(self, code: str, message: str, node: ir.Node, hint: str | None = None) -> Ty: ...
+
 
 _SIGNATURE = {
     "len": "len(x) counts the members of a set or map, or the rows a view shows",
@@ -21,7 +30,8 @@ _SIGNATURE = {
 }
 
 
-def call_type(typer: Typer, e: ir.Call) -> Ty:
+def call_type(typer: TypeInference, e: ir.Call) -> Ty:
+    """The type of a call of a built-in, reporting the arguments it does not accept."""
     args = [typer.infer(a) for a in e.args]
     if e.func not in _SIGNATURE:
         return ANY  # the names check reports unknown functions
@@ -33,17 +43,17 @@ def call_type(typer: Typer, e: ir.Call) -> Ty:
     return _RULES[e.func](typer, e, arg, t)
 
 
-def _bad(typer: Typer, e: ir.Call, t: Ty, want: str) -> Ty:
+def _bad(typer: TypeInference, e: ir.Call, t: Ty, want: str) -> Ty:
     return typer.error("E206", f"{e.func}() needs {want}, not {describe(t)}", e, hint=_SIGNATURE[e.func])
 
 
-def _len(typer: Typer, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:
+def _len(typer: TypeInference, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:
     if t.base().kind not in ("set", "map", "view"):
         _bad(typer, e, t, "a set, a map or a view")
     return INT
 
 
-def _view_only(typer: Typer, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:
+def _view_only(typer: TypeInference, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:
     b = typer.scope.resolve(arg.id) if isinstance(arg, ir.Name) else None
     if b is None or b.kind != "view":
         _bad(typer, e, t, "the name of a view of this page")
@@ -52,13 +62,13 @@ def _view_only(typer: Typer, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:
     return INT
 
 
-def _end(typer: Typer, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:
+def _end(typer: TypeInference, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:
     if t.kind not in ("set", "view"):
         return _bad(typer, e, t, "a view or a set")
     return replace(elem_of(t), opt=True)
 
 
-def _sum(typer: Typer, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:
+def _sum(typer: TypeInference, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:
     base = t.base()
     if base.kind != "map" or (base.val or ANY).kind not in ("int", "num", "any"):
         return _bad(typer, e, t, "a map with number values")

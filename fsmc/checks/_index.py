@@ -90,6 +90,35 @@ def index_of(ctx: CheckContext) -> SpecIndex:
     return _CACHE[ctx]
 
 
+def declared_types(spec: ir.Spec) -> Iterator[ir.Type]:
+    """Every type written in the spec: variables and parameters."""
+    for v in spec.session:
+        yield v.type
+    for page in spec.pages:
+        for v in page.vars:
+            yield v.type
+        for a in page.actions:
+            yield from (p.type for p in a.params)
+    for task in spec.tasks:
+        yield from (p.type for p in task.params)
+
+
+def key_values(table: ir.Table) -> set[ir.Value]:
+    """The keys of a table's rows (none when its key column is missing)."""
+    names = [c.name for c in table.columns]
+    if table.key not in names:
+        return set()
+    k = names.index(table.key)
+    return {row[k] for row in table.rows if k < len(row)}
+
+
+def effect_var(idx: SpecIndex, page: PageIndex | None, eff: ir.Effect) -> ir.Var | None:
+    """The variable an effect changes: a variable of the page, else a session variable."""
+    if page is not None and eff.var in page.vars:
+        return page.vars[eff.var]
+    return idx.session.get(eff.var)
+
+
 @dataclass(frozen=True)
 class Binding:
     kind: BindingKind
@@ -277,7 +306,26 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
     return f"did you mean '{close[0]}'?" if close else None
 
 
+def unknown_name_hint(name: str, scope: Scope) -> str:
+    """The hint for a name that means nothing in its scope: a table, a close name, or where it is declared."""
+    if name in scope.index.tables:
+        return f"'{name}' is a table: read it through a view or a parameter `x: ref {name}`"
+    return did_you_mean(name, scope.names()) or _elsewhere(name, scope) or "declare it as a variable or a parameter"
+
+
+def _elsewhere(name: str, scope: Scope) -> str | None:
+    """Where else the name is declared: a hint for names used outside their page."""
+    pages = [p for p, pi in scope.index.pages.items() if name in pi.vars or name in pi.views]
+    if not pages:
+        return None
+    if scope.page is None:
+        return f"'{name}' belongs to page '{pages[0]}': write `task ... on {pages[0]}` to use it in the goal"
+    return (f"'{name}' belongs to page '{pages[0]}'; carry it here with `goto {scope.page_name} carry {name}` "
+            f"into a variable of this page, or make it a session variable")
+
+
 def conjuncts(e: ir.Expr) -> list[ir.Expr]:
+    """The conjuncts of `a and b and ...`, left to right."""
     if isinstance(e, ir.Binary) and e.op == "and":
         return conjuncts(e.left) + conjuncts(e.right)
     return [e]

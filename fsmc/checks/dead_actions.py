@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fsmc import ir
+from fsmc.checks._requires import contradiction
 from fsmc.checks._semantic import Explored, a_few, capped, evaluator, explored, show_args
 from fsmc.checks.context import CheckContext
-from fsmc.checks.impossible_requires import contradiction
 from fsmc.diagnostics import Diagnostic
 from fsmc.printer import expr_to_fsm
 from fsmc.semantics import Move

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fsmc import ir
+from fsmc.checks._where import target_span
 from fsmc.checks.context import CheckContext
-from fsmc.checks.effect_targets import target_span
 from fsmc.diagnostics import Diagnostic
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fsmc import ir
-from fsmc.checks._index import Scope, SpecIndex, index_of, page_scope
+from fsmc.checks._index import Scope, SpecIndex, effect_var, index_of, page_scope
+from fsmc.checks._literals import literal_problem
+from fsmc.checks._where import target_span
 from fsmc.checks.context import CheckContext
-from fsmc.checks.domains import literal_problem
-from fsmc.checks.effect_targets import effect_var, target_span
 from fsmc.diagnostics import Diagnostic
 from fsmc.semantics import domain_values
 

@@ -5,22 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fsmc import ir
-from fsmc.checks import _span
-from fsmc.checks._index import PageIndex, SpecIndex, did_you_mean, index_of, page_scope
+from fsmc.checks._index import SpecIndex, did_you_mean, effect_var, index_of, page_scope
+from fsmc.checks._where import target_span
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
-
-
-def effect_var(idx: SpecIndex, page: PageIndex | None, eff: ir.Effect) -> ir.Var | None:
-    """The variable an effect changes: a variable of the page, else a session variable."""
-    if page is not None and eff.var in page.vars:
-        return page.vars[eff.var]
-    return idx.session.get(eff.var)
-
-
-def target_span(eff: ir.Effect) -> ir.Span:
-    after = {"toggle": "toggle", "clear": "clear", "add": "to", "remove": "from"}.get(eff.op, "")
-    return _span.word(eff.span, eff.var, after=after)
 
 
 def _owner_page(idx: SpecIndex, name: str) -> str | None:

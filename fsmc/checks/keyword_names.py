@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from fsmc import ir
 from fsmc.checks import _span
+from fsmc.checks._where import name_span
 from fsmc.checks.context import CheckContext
-from fsmc.checks.unique_names import name_span
 from fsmc.diagnostics import Diagnostic
 from fsmc.frontend.keywords import keyword_use, reserved_message
 

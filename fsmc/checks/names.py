@@ -5,26 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fsmc import ir
-from fsmc.checks._index import BUILTINS, NameUse, Scope, did_you_mean, expr_sites, name_uses
+from fsmc.checks._index import BUILTINS, NameUse, did_you_mean, expr_sites, name_uses, unknown_name_hint
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
-
-
-def _elsewhere(name: str, scope: Scope) -> str | None:
-    """Where else the name is declared: a hint for names used outside their page."""
-    pages = [p for p, pi in scope.index.pages.items() if name in pi.vars or name in pi.views]
-    if not pages:
-        return None
-    if scope.page is None:
-        return f"'{name}' belongs to page '{pages[0]}': write `task ... on {pages[0]}` to use it in the goal"
-    return (f"'{name}' belongs to page '{pages[0]}'; carry it here with `goto {scope.page_name} carry {name}` "
-            f"into a variable of this page, or make it a session variable")
-
-
-def unknown_name_hint(name: str, scope: Scope) -> str:
-    if name in scope.index.tables:
-        return f"'{name}' is a table: read it through a view or a parameter `x: ref {name}`"
-    return did_you_mean(name, scope.names()) or _elsewhere(name, scope) or "declare it as a variable or a parameter"
 
 
 def _unknown(use: NameUse) -> Diagnostic:

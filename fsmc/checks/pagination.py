@@ -6,8 +6,8 @@ from collections.abc import Iterator
 
 from fsmc import ir
 from fsmc.checks._index import PageIndex, Scope, SpecIndex, index_of
+from fsmc.checks._where import target_span
 from fsmc.checks.context import CheckContext
-from fsmc.checks.effect_targets import target_span
 from fsmc.diagnostics import Diagnostic
 
 

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from fsmc import ir
 from fsmc.checks import _span
-from fsmc.checks._index import SpecIndex, did_you_mean, index_of
+from fsmc.checks._index import SpecIndex, declared_types, did_you_mean, index_of
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
 
@@ -64,19 +64,6 @@ def _type_names(idx: SpecIndex, t: ir.Type) -> Iterator[Diagnostic]:
         yield from _type_names(idx, t.value)
     elif isinstance(t, ir.OptionalType):
         yield from _type_names(idx, t.inner)
-
-
-def declared_types(spec: ir.Spec) -> Iterator[ir.Type]:
-    """Every type written in the spec: variables and parameters."""
-    for v in spec.session:
-        yield v.type
-    for page in spec.pages:
-        for v in page.vars:
-            yield v.type
-        for a in page.actions:
-            yield from (p.type for p in a.params)
-    for task in spec.tasks:
-        yield from (p.type for p in task.params)
 
 
 def _table_refs(idx: SpecIndex, spec: ir.Spec) -> Iterator[Diagnostic]:

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from fsmc import ir
 from fsmc.checks import _span
-from fsmc.checks._index import did_you_mean, index_of
+from fsmc.checks._index import did_you_mean, index_of, key_values
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
 
@@ -73,14 +73,6 @@ def _keys(table: ir.Table, rows: _Rows) -> Iterator[Diagnostic]:
                              notes=((rows.span(j), f"{rows.name(j)} has that key"),))
         else:
             first[row[k]] = i
-
-
-def key_values(table: ir.Table) -> set[ir.Value]:
-    names = [c.name for c in table.columns]
-    if table.key not in names:
-        return set()
-    k = names.index(table.key)
-    return {row[k] for row in table.rows if k < len(row)}
 
 
 def _dangling(ctx: CheckContext, table: ir.Table, rows: _Rows) -> Iterator[Diagnostic]:

@@ -6,9 +6,8 @@ from collections.abc import Iterator
 
 from fsmc import ir
 from fsmc.checks import _span
-from fsmc.checks._index import TemplateSite, did_you_mean, placeholders, template_sites
+from fsmc.checks._index import TemplateSite, did_you_mean, placeholders, template_sites, unknown_name_hint
 from fsmc.checks.context import CheckContext
-from fsmc.checks.names import unknown_name_hint
 from fsmc.diagnostics import Diagnostic
 from fsmc.semantics.domains import strip_optional
 

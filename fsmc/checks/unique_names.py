@@ -6,22 +6,10 @@ from collections.abc import Iterable, Iterator
 
 from fsmc import ir
 from fsmc.checks import _span
+from fsmc.checks._index import declared_types
+from fsmc.checks._where import Named, name_span
 from fsmc.checks.context import CheckContext
-from fsmc.checks.references import declared_types
 from fsmc.diagnostics import Diagnostic
-
-Named = ir.Page | ir.Action | ir.Var | ir.View | ir.Table | ir.Enum | ir.Task | ir.Param | ir.Column
-
-_KEYWORD = {ir.Page: "page", ir.Action: "action", ir.Var: "var", ir.View: "view", ir.Table: "table",
-            ir.Enum: "enum", ir.Task: "task"}
-
-
-def name_span(node: Named) -> ir.Span:
-    """The span of a declaration's name (the node's span when the source is not at hand)."""
-    keyword = _KEYWORD.get(type(node))
-    if keyword is None:  # params and columns start with their name
-        return _span.word(node.span, node.name)
-    return _span.word(node.span, node.name, after=keyword)
 
 
 def duplicates(nodes: Iterable[Named], what: str, where: str = "") -> Iterator[Diagnostic]:

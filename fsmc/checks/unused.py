@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fsmc import ir
-from fsmc.checks._index import Scope, name_uses, placeholders, template_sites
+from fsmc.checks._index import Scope, declared_types, name_uses, placeholders, template_sites
+from fsmc.checks._where import name_span
 from fsmc.checks.context import CheckContext
-from fsmc.checks.references import declared_types
-from fsmc.checks.unique_names import name_span
 from fsmc.diagnostics import Diagnostic
 
 Read = tuple[str | None, str]  # (page, name) of a page variable, (None, name) of a session variable

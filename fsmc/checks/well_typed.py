@@ -11,7 +11,7 @@ from dataclasses import replace
 
 from fsmc import ir
 from fsmc.checks._builtins import call_type
-from fsmc.checks._index import ExprSite, Scope, did_you_mean, expr_sites, index_of
+from fsmc.checks._index import ExprSite, Scope, did_you_mean, expr_sites, index_of, key_values
 from fsmc.checks._types import (
     ANY,
     BOOL,
@@ -28,11 +28,10 @@ from fsmc.checks._types import (
     is_number,
 )
 from fsmc.checks.context import CheckContext
-from fsmc.checks.table_data import key_values
 from fsmc.diagnostics import Diagnostic
 
 
-class Typer:
+class Typer(ir.ExprVisitor[Ty]):
     """Infers the types of the expressions of one site, collecting every type error on the way."""
 
     def __init__(self, scope: Scope):
@@ -44,23 +43,12 @@ class Typer:
         return ANY
 
     def infer(self, e: ir.Expr) -> Ty:
-        if isinstance(e, ir.Lit):
-            return _lit(e.value)
-        if isinstance(e, ir.Name):
-            return self.name(e)
-        if isinstance(e, ir.GetField):
-            return self.field(e)
-        if isinstance(e, ir.Index):
-            return self.index(e)
-        if isinstance(e, ir.Call):
-            return self.call(e)
-        if isinstance(e, ir.Unary):
-            return self.unary(e)
-        if isinstance(e, ir.Binary):
-            return self.binary(e)
-        return self.set_lit(e)
+        return self.visit(e)
 
-    def name(self, e: ir.Name) -> Ty:
+    def visit_lit(self, e: ir.Lit) -> Ty:
+        return _lit(e.value)
+
+    def visit_name(self, e: ir.Name) -> Ty:
         b = self.scope.resolve(e.id)
         if b is None:
             return ANY
@@ -69,7 +57,7 @@ class Typer:
             return Ty("ref", table=table) if b.kind == "alias" else Ty("view", table=table)
         return from_ir(b.node.type)
 
-    def field(self, e: ir.GetField) -> Ty:
+    def visit_field(self, e: ir.GetField) -> Ty:
         obj = self.infer(e.obj)
         if obj.kind == "any":
             return ANY
@@ -86,7 +74,7 @@ class Typer:
                               hint=did_you_mean(e.field, names) or "columns: " + ", ".join(names))
         return replace(column_ty(col), opt=obj.opt)
 
-    def index(self, e: ir.Index) -> Ty:
+    def visit_index(self, e: ir.Index) -> Ty:
         obj, key = self.infer(e.obj), self.infer(e.key)
         if obj.kind == "any":
             return ANY
@@ -97,10 +85,10 @@ class Typer:
             self.error("E204", f"the key is {describe(key)}, but the map's keys are {describe(obj.elem or ANY)}", e.key)
         return replace(obj.val or ANY, opt=True)
 
-    def call(self, e: ir.Call) -> Ty:
+    def visit_call(self, e: ir.Call) -> Ty:
         return call_type(self, e)
 
-    def unary(self, e: ir.Unary) -> Ty:
+    def visit_unary(self, e: ir.Unary) -> Ty:
         t = self.infer(e.operand)
         if e.op == "not":
             self.want_bool(e.operand, t, "'not'")
@@ -113,7 +101,7 @@ class Typer:
         if t.kind not in ("bool", "any"):
             self.error("E202", f"{what} needs a bool, not {describe(t)}", e)
 
-    def binary(self, e: ir.Binary) -> Ty:
+    def visit_binary(self, e: ir.Binary) -> Ty:
         lt, rt = self.infer(e.left), self.infer(e.right)
         if e.op in ("and", "or"):
             self.want_bool(e.left, lt, f"'{e.op}'")
@@ -172,8 +160,7 @@ class Typer:
         else:
             self.literal_in_domain(item, elem)
 
-    def set_lit(self, e: ir.Expr) -> Ty:
-        assert isinstance(e, ir.SetLit)
+    def visit_set(self, e: ir.SetLit) -> Ty:
         types = [self.infer(i) for i in e.items]
         first = next((t for t in types if t.kind not in ("any", "none")), ANY)
         for item, t in zip(e.items, types, strict=True):

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
-from fsmc.formats.awm import from_fsm_json, fsm_json_text, is_fsm_json, to_fsm_json
+from fsmc.formats.awm import from_fsm_json, fsm_json_text, is_fsm_json, read_fsm_json, to_fsm_json
 from fsmc.formats.fsm import from_fsm, to_fsm
 from fsmc.formats.ir_json import from_ir_data, from_ir_json, is_ir_data, to_ir_json
 from fsmc.formats.json_text import json_data, looks_like_json
@@ -46,23 +47,38 @@ WRITERS: dict[str, Writer] = {
 WRITER_ERRORS: tuple[type[Exception], ...] = (SpecError, ValueError)
 
 
-def read_spec(source: Source, base_dir: Path | None = None) -> ir.Spec:
-    """The spec of a source in whichever format its content is (unresolved); SpecError with diagnostics."""
+@dataclass(frozen=True)
+class Loaded:
+    """A spec as read: the resolved IR, and the warnings its reader gave (an AutoWebWorld import's decisions)."""
+
+    spec: ir.Spec
+    warnings: tuple[Diagnostic, ...] = ()
+
+
+def read_spec(source: Source, base_dir: Path | None = None) -> tuple[ir.Spec, list[Diagnostic]]:
+    """The spec of a source in whichever format its content is (unresolved) and the reader's warnings;
+    SpecError with diagnostics when it cannot be read."""
     if not looks_like_json(source.text, source.name):
-        return from_fsm(source.text, source.name, base_dir)
+        return from_fsm(source.text, source.name, base_dir), []
     data = json_data(source.text, source.name)
     if is_ir_data(data):
-        return from_ir_data(data, source.name)
+        return from_ir_data(data, source.name), []
     if is_fsm_json(data):
-        return from_fsm_json(data, source.name)
+        return read_fsm_json(data, source.name)
     raise SpecError([Diagnostic(
         "E002", "JSON is neither an fsmc IR (with 'site') nor an AutoWebWorld fsm.json (with 'meta' and 'pages')",
         ir.Span(file=source.name, line=1, col=1))])
 
 
-def load_source(source: Source, base_dir: Path | None = None) -> ir.Spec:
+def read(source: Source, base_dir: Path | None = None) -> Loaded:
     """Read and resolve a spec's source, remembering it (fsmc.source.recall) for diagnostics and digests."""
-    return resolve(read_spec(remember(source), base_dir))
+    spec, warnings = read_spec(remember(source), base_dir)
+    return Loaded(resolve(spec), tuple(warnings))
+
+
+def load_source(source: Source, base_dir: Path | None = None) -> ir.Spec:
+    """The resolved IR of a spec's source (`read` gives the reader's warnings too)."""
+    return read(source, base_dir).spec
 
 
 def load_text(text: str, file: str = "<spec>", base_dir: Path | None = None) -> ir.Spec:
@@ -75,5 +91,5 @@ def load(path: str | Path) -> ir.Spec:
     return load_source(read_source(path), Path(path).resolve().parent)
 
 
-__all__ = ["WRITERS", "WRITER_ERRORS", "Writer", "from_fsm", "from_fsm_json", "from_ir_json", "fsm_json_text",
-           "load", "load_source", "load_text", "read_spec", "to_fsm", "to_fsm_json", "to_ir_json"]
+__all__ = ["WRITERS", "WRITER_ERRORS", "Loaded", "Writer", "from_fsm", "from_fsm_json", "from_ir_json", "fsm_json_text",
+           "load", "load_source", "load_text", "read", "read_spec", "to_fsm", "to_fsm_json", "to_ir_json"]

@@ -30,7 +30,7 @@ from fsmc.formats.awm_forms import (
 from fsmc.formats.ir_json import ir_to_data
 from fsmc.printer import effect_to_fsm, expr_to_fsm
 
-__all__ = ["FORMAT", "X", "from_fsm_json", "fsm_json_text", "is_fsm_json", "to_fsm_json"]
+__all__ = ["FORMAT", "X", "from_fsm_json", "fsm_json_text", "read_fsm_json", "is_fsm_json", "to_fsm_json"]
 
 X = "x_fsmc"
 FORMAT = "fsmc-ir/1"
@@ -187,11 +187,17 @@ def is_fsm_json(data: JSON) -> bool:
     return isinstance(data, dict) and "pages" in data and "meta" in data
 
 
-def from_fsm_json(data: dict[str, JSON], file: str) -> ir.Spec:
-    """The IR of an fsm.json object: rebuilt exactly if fsmc wrote it, else imported (SpecError on what it cannot take).
+def read_fsm_json(data: dict[str, JSON], file: str) -> tuple[ir.Spec, list[Diagnostic]]:
+    """The IR of an fsm.json object and the warnings of its import: rebuilt exactly if fsmc wrote it (no
+    warnings), else imported, with a W009 for each decision taken; SpecError on what it cannot take.
 
-    Diagnostics of an import give the line of the page's or action's id when `file` was loaded as a Source.
+    Diagnostics of an import give the line of the construct when `file` was loaded as a Source.
     """
     if _is_ours(data):
-        return _from_ours(data, file)
+        return _from_ours(data, file), []
     return import_fsm_json(data, file)
+
+
+def from_fsm_json(data: dict[str, JSON], file: str) -> ir.Spec:
+    """The IR of an fsm.json object (its import warnings dropped: `read_fsm_json` gives them too)."""
+    return read_fsm_json(data, file)[0]

@@ -6,7 +6,11 @@ import re
 from typing import Any
 
 from fsmc import ir
-from fsmc.formats.awm_import import Act, Field, Importer, fsmc_name
+from fsmc.diagnostics import Diagnostic
+from fsmc.formats.awm_conventions import add_conventions
+from fsmc.formats.awm_effects import normalise_effects
+from fsmc.formats.awm_import import Act, DataField, Field, Importer, fsmc_name
+from fsmc.formats.awm_reach import demote_unreachable_terminals
 
 __all__ = ["build_spec", "import_fsm_json"]
 
@@ -16,6 +20,12 @@ _GUI_OPS = {"click": "click", "type_text": "type", "key_press": "press", "hover"
             "scroll_until_visible": "scroll_until_visible", "select": "select", "wait": "wait",
             "repeat_click_until_visible": "repeat_click"}
 NONE = ir.Lit(value=None)
+_CLEARING_KEYS = ("Control+A", "Meta+A", "Control+a", "Meta+a", "Delete", "Backspace")
+_KEYS = {"ctrl": "Control", "control": "Control", "cmd": "Meta", "command": "Meta", "win": "Meta", "esc": "Escape",
+         "del": "Delete", "return": "Enter", "alt": "Alt", "option": "Alt", "shift": "Shift", "space": "Space"}
+SAMPLE_ROWS = 3
+UNFILLED = ("a GUI placeholder that names no parameter or field is typed as its name, without braces (their "
+            "gui_mapping.py leaves it unfilled)")
 
 
 # ---------------------------------------------------------------- preconditions
@@ -90,11 +100,29 @@ def testid(selector: JSON) -> str:
     return text[1:] if re.fullmatch(r"#[A-Za-z][\w-]*", text) else text
 
 
-def _fill(text: str, act: Act) -> str:
-    """Put the constant parameters into a template, as their pipeline does; ranged parameters stay `{p}`."""
+def _fill(imp: Importer, text: str, act: Act, where: str) -> str:
+    """Put the constant parameters into a template, as their pipeline does; ranged parameters and fields stay `{p}`.
+
+    A placeholder that names neither is left unfilled by their gui_mapping.py: it is typed as its name.
+    """
     for raw, value in act.consts.items():
         text = text.replace("{" + raw + "}", "" if value is None else str(value))
-    return text
+    known = {*act.ranges, *imp.page_fields.get(act.page, ()), *imp.global_names}
+
+    def unknown(m: re.Match[str]) -> str:
+        if m.group(1) in known:
+            return m.group(0)
+        imp.decide(UNFILLED, where)
+        return m.group(1)
+
+    return re.sub(r"\{(\w+)\}", unknown, text)
+
+
+def _key(key: JSON) -> JSON:
+    """Their key names as the browser's (Playwright's): `Ctrl+A` → `Control+A`, `Esc` → `Escape`."""
+    if not isinstance(key, str):
+        return key
+    return "+".join(_KEYS.get(k.strip().lower(), k.strip()) for k in key.split("+")) if key != "+" else key
 
 
 def _gui_op(imp: Importer, g: JSON, act: Act, where: str, last: str) -> ir.GuiOp | None:
@@ -105,20 +133,27 @@ def _gui_op(imp: Importer, g: JSON, act: Act, where: str, last: str) -> ir.GuiOp
         return None
     if op == "wait":
         return ir.GuiOp(op="wait", limit=int(g.get("ms", g.get("duration", 0)) or 0))
-    sel = _fill(testid(g.get("selector")), act) or last
-    text = {"type": g.get("text"), "press": g.get("key"), "select": g.get("value", g.get("text")),
+    sel = _fill(imp, testid(g.get("selector")), act, where) or last
+    text = {"type": g.get("text"), "press": _key(g.get("key")), "select": g.get("value", g.get("text")),
             "drag": testid(g.get("to_value"))}.get(op)
     if op == "repeat_click":
-        return ir.GuiOp(op=op, selector=sel, until=_fill(testid(g.get("until")), act), limit=int(g.get("max") or 1))
-    return ir.GuiOp(op=op, selector=sel, text=None if text is None else _fill(str(text), act))  # type: ignore[arg-type]
+        return ir.GuiOp(op=op, selector=sel, until=_fill(imp, testid(g.get("until")), act, where),
+                        limit=int(g.get("max") or 1))
+    return ir.GuiOp(op=op, selector=sel, text=None if text is None else _fill(imp, str(text), act, where))  # type: ignore[arg-type]
 
 
 def _gui(imp: Importer, act: Act) -> tuple[ir.GuiOp, ...]:
     ops: list[ir.GuiOp] = []
     for k, g in enumerate(imp._list(act.raw, "gui_procedure", act.where)):
         op = _gui_op(imp, g, act, f"{act.where}.gui_procedure[{k}]", (ops[-1].selector or "body") if ops else "body")
-        if op is not None:
-            ops.append(op)
+        if op is None:
+            continue
+        if op.op == "drag" and ops and ops[-1].op == "click" and ops[-1].selector == op.selector:
+            ops.pop()  # their "click the slider, then drag it": a drag presses on it itself
+        while op.op == "type" and ops and ops[-1].selector == op.selector and (
+                ops[-1].op == "click" or (ops[-1].op == "press" and ops[-1].text in _CLEARING_KEYS)):
+            ops.pop()  # their "click the field, select all, delete, type": fsmc's `type` focuses and replaces
+        ops.append(op)
     return tuple(ops)
 
 
@@ -174,14 +209,27 @@ def _action(imp: Importer, act: Act) -> ir.Action:
                                          "(bfs.py never runs it, bfs_action.py does)")
     requires = [_condition(imp, c, act, f"{act.where}.preconditions[{k}]")
                 for k, c in enumerate(imp._list(act.raw, "preconditions", act.where))]
-    effects = [_effect(imp, e, act, f"{act.where}.effects[{k}]")
-               for k, e in enumerate(imp._list(act.raw, "effects", act.where))]
+    effects = [_effect(imp, e, act, where) for where, e in act.effects]
     goto, carry = _goto(imp, act)
     return ir.Action(
         name=imp_page(act.raw["id"]), params=_params(imp, act),
         requires=tuple(r for r in requires if r is not None), effects=tuple(e for e in effects if e is not None),
         goto=goto, carry=carry, gui=_gui(imp, act), span=imp.span(act.where),
     )
+
+
+def _views(imp: Importer, page: str) -> tuple[ir.View, ...]:
+    """A view of each array<object> field the page declares: its table's rows, shown on the page."""
+    return tuple(ir.View(name=d.name, source=d.name, alias="row")
+                 for d in imp.data_fields.values() if page in d.pages)
+
+
+def _table(d: DataField) -> ir.Table:
+    """Sample rows for an array<object> field (the file gives none: their BFS starts the field at null)."""
+    noun = d.name.rstrip("s") or d.name
+    rows = tuple(tuple(f"{noun}-{k}" if c == "id" else f"{c.replace('_', ' ').capitalize()} {k}" for c in d.columns)
+                 for k in range(1, SAMPLE_ROWS + 1))
+    return ir.Table(name=d.name, key="id", columns=tuple(ir.Column(name=c, type="str") for c in d.columns), rows=rows)
 
 
 def _page(imp: Importer, raw: dict[str, JSON], acts: list[Act], where: str) -> ir.Page:
@@ -195,7 +243,7 @@ def _page(imp: Importer, raw: dict[str, JSON], acts: list[Act], where: str) -> i
     title = raw.get("title")
     span = imp.span(where)
     return ir.Page(name=name, title=title if isinstance(title, str) else None, actions=actions, span=span,
-                   vars=tuple(imp.var(name, n).model_copy(update={"span": span}) for n in imp.page_fields[name]))
+                   views=_views(imp, name), vars=tuple(imp.var(name, n).model_copy(update={"span": span}) for n in imp.page_fields[name]))
 
 
 def _site(imp: Importer, meta: dict[str, JSON]) -> ir.Site:
@@ -217,20 +265,25 @@ def build_spec(imp: Importer, meta: dict[str, JSON], pages: list[dict[str, JSON]
             imp.report(f"pages[{i}].id", f"page id '{n}' is used twice", "E005")
     return ir.Spec(
         site=_site(imp, meta),
+        tables=tuple(_table(d) for d in imp.data_fields.values()),
         session=tuple(imp.var("", n) for n in imp.global_names),
         pages=tuple(_page(imp, p, imp.acts, f"pages[{i}]") for i, p in enumerate(pages)),
     )
 
 
-def import_fsm_json(data: dict[str, JSON], file: str) -> ir.Spec:
-    """The IR of a foreign fsm.json; SpecError lists every construct it cannot take, each with its JSON path."""
+def import_fsm_json(data: dict[str, JSON], file: str) -> tuple[ir.Spec, list[Diagnostic]]:
+    """The IR of a foreign fsm.json and the W009 warnings on the decisions taken; SpecError lists every construct
+    it cannot take, each with its JSON path and line."""
     imp = Importer(data, file)
     meta, pages = imp.check_shape()
     imp.read_fields(meta, pages)
     imp.read_actions(pages)
+    normalise_effects(imp)
     imp.gather()
     imp.infer_types()
     imp.stop_if_problems()
     spec = build_spec(imp, meta, pages)
     imp.stop_if_problems()
-    return spec
+    spec = add_conventions(imp, spec, pages)
+    spec = demote_unreachable_terminals(imp, spec)
+    return spec, imp.warnings()

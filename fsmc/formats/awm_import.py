@@ -15,10 +15,15 @@ How their constructs map (their behaviour is that of `trajectory/bfs/bfs.py` and
   field of the target page that a navigation writes becomes a carry slot of the source page.
 - `meta.global_signature_schema` fields become session variables.
 
-Refused with E009 (unsupported) or E005 (malformed), each message starting with the JSON path:
-`not_exists` (never evaluated by their BFS), `clear` on a non-array (the two tools disagree),
-`value_expr`, `value_ref` to a `$.path` (the two tools disagree), `data_effects`, `inc` given `value`
-but no `by`, objects and nested paths, fractional numbers, and integers that no precondition bounds.
+What their generator (bfs_action.py) decides by itself is rewritten first (awm_effects.py: `clear` by
+the current value, `value_expr`, effects on data), array<object> fields become data (a table and a view),
+and name-based rules become requires (awm_conventions.py); each such decision is one W009 warning.
+
+Refused with E009 (unsupported) or E005 (malformed), each message starting with the JSON path and located
+at the construct's own line: `not_exists` (never evaluated by their BFS), a `clear` whose current value
+nothing fixes, a `value_expr` other than a parameter, a literal or a call without arguments, `value_ref`
+to a `$.path` (the two tools disagree), `data_effects`, conditions on array<object> fields, `inc` given
+`value` but no `by`, nested objects and paths, fractional numbers, and integers that no precondition bounds.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
+from fsmc.formats.awm_where import position_of
 from fsmc.frontend.keywords import RESERVED
 from fsmc.source import recall
 
@@ -58,18 +64,6 @@ def _ordered_add(values: list[JSON], v: JSON) -> None:
         values.append(v)
 
 
-def _id_lines(file: str) -> dict[str, tuple[int, int]]:
-    """The line and column of each `"id": "..."` in the file's source (when it was loaded as one), so diagnostics
-    point near the problem."""
-    source = recall(file)
-    if source is None:
-        return {}
-    lines: dict[str, tuple[int, int]] = {}
-    for m in re.finditer(r'"id"\s*:\s*"((?:[^"\\]|\\.)*)"', source.text):
-        lines.setdefault(m.group(1), source.position(m.start()))
-    return lines
-
-
 @dataclass
 class Field:
     """What the file says about one signature field, gathered over every page that declares it."""
@@ -84,14 +78,25 @@ class Field:
 
 
 @dataclass
+class DataField:
+    """An `array<object>` field: rows the pages that declare it show (a table and a view), never state."""
+
+    name: str
+    where: str
+    pages: list[str] = field(default_factory=list)
+    columns: list[str] = field(default_factory=lambda: ["id"])
+
+
+@dataclass
 class Act:
-    """One of their actions, with its parameters split into constants and ranges."""
+    """One of their actions, with its parameters split into constants and ranges, and its effects as imported."""
 
     where: str
     page: str
     raw: dict[str, JSON]
     consts: dict[str, JSON] = field(default_factory=dict)
     ranges: dict[str, list[JSON]] = field(default_factory=dict)
+    effects: list[tuple[str, JSON]] = field(default_factory=list)  # (JSON path, effect), after awm_effects
 
 
 class Importer:
@@ -100,7 +105,6 @@ class Importer:
     def __init__(self, data: dict[str, JSON], file: str):
         self.data = data
         self.file = file
-        self.lines = _id_lines(file)
         self.problems: list[Diagnostic] = []
         self.fields: dict[str, Field] = {}
         self.page_fields: dict[str, list[str]] = {}
@@ -110,24 +114,37 @@ class Importer:
         self.acts: list[Act] = []
         self.types: dict[str, ir.Type] = {}
         self.refused: set[str] = set()  # declared with a type we do not take (already reported)
+        self.data_fields: dict[str, DataField] = {}  # array<object> fields: data the page shows, not state
+        self.decisions: dict[str, list[str]] = {}
+        self.notes: list[Diagnostic] = []
 
     # ---------------------------------------------------------------- reporting
 
     def span(self, where: str) -> ir.Span:
-        """Where `pages[i].actions[j]...` starts in the file: the line of that page's or action's id."""
-        m = re.match(r"pages\[(\d+)\](?:\.actions\[(\d+)\])?", where)
-        line, col = 1, 1
-        try:
-            if m:
-                obj = self.data["pages"][int(m.group(1))]
-                obj = obj["actions"][int(m.group(2))] if m.group(2) else obj
-                line, col = self.lines.get(str(obj["id"]), (1, 1))
-        except (LookupError, TypeError, ValueError):
-            pass
-        return ir.Span(file=self.file, line=line, col=col, end_line=line, end_col=col + 4)
+        """Where the construct at JSON path `where` (or its nearest enclosing one) starts in the file's source."""
+        source = recall(self.file)
+        line, col = (position_of(source, where) if source is not None else None) or (1, 1)
+        return ir.Span(file=self.file, line=line, col=col, end_line=line, end_col=col + 1)
 
     def report(self, where: str, message: str, code: str = "E009", hint: str | None = None) -> None:
         self.problems.append(Diagnostic(code, f"{where}: {message}", self.span(where), hint=hint))
+
+    def decide(self, decision: str, where: str) -> None:
+        """Record a place where the import follows a decision of its own (one W009 per decision, listing places)."""
+        self.decisions.setdefault(decision, []).append(where)
+
+    def note(self, where: str, message: str, hint: str | None = None) -> None:
+        """A warning of its own (W009) about the world, such as a terminal page it cannot reach."""
+        self.notes.append(Diagnostic("W009", f"{where}: {message}", self.span(where), severity="warning", hint=hint))
+
+    def warnings(self) -> list[Diagnostic]:
+        """One W009 per decision taken, at its first place, saying how many places it applies to; then the notes."""
+        out = list(self.notes)
+        for decision, places in self.decisions.items():
+            more = f" (and {len(places) - 1} more)" if len(places) > 1 else ""
+            out.append(Diagnostic("W009", f"{places[0]}{more}: {decision}", self.span(places[0]), severity="warning",
+                                  hint="docs/semantics.md, section AutoWebWorld, says why"))
+        return out
 
     def stop_if_problems(self) -> None:
         if self.problems:
@@ -191,9 +208,7 @@ class Importer:
             self.report(where, f"type {text!r} is not one of boolean, integer, number, string, array<...> (|null)")
             return None
         if m.group(1) == "object" or m.group(2) == "object":
-            self.report(where, f"type {text!r}: objects have no finite domain in fsmc",
-                        hint="model the object by the few scalar fields that change what can happen")
-            return None
+            return "data", None, nullable
         return m.group(1), m.group(2), nullable
 
     def _declare(self, raw_name: str, text: JSON, where: str) -> str | None:
@@ -203,6 +218,9 @@ class Importer:
             self.refused.add(name)
             return None
         base, elem, nullable = parsed
+        if base == "data" or name in self.data_fields:
+            self._declare_data(name, raw_name, text, base, where)
+            return None
         known = self.fields.get(name)
         if known is None:
             self.fields[name] = Field(name, base, elem, nullable, where)
@@ -214,6 +232,18 @@ class Importer:
         if isinstance(text, str) and ">=1" in text.replace(" ", ""):
             _ordered_add(self.fields[name].values, 1)
         return name
+
+    def _declare_data(self, name: str, raw_name: str, text: JSON, base: str, where: str) -> None:
+        known = self.data_fields.setdefault(name, DataField(name, where))
+        if base != "data" or name in self.fields:
+            self.report(where, f"field '{raw_name}' is {text!r} here but array<object> at {known.where}",
+                        hint="fields with one name are carried across pages, so they need one type")
+        page = re.match(r"pages\[(\d+)\]", where)
+        if page:
+            known.pages.append(fsmc_name(self.data["pages"][int(page.group(1))]["id"]))
+        self.decide("array<object> fields are data the page shows (a table with sample rows and a view), not "
+                    "state: their BFS starts them at null and never reads them", where)
+        return None
 
     def _schema_default(self, f: Field, text: str, where: str) -> JSON:
         """Their default for this page's type string; where bfs.py and bfs_action.py disagree, a problem."""
@@ -281,6 +311,10 @@ class Importer:
         name = fsmc_name(path[2:])
         if name in self.refused:
             return None
+        if name in self.data_fields:
+            self.report(where, f"{path} is an array<object> field: data the page shows, which fsmc keeps out of the "
+                               "state, so no condition can read it", hint="test a scalar field instead")
+            return None
         if name in self.global_names or name in self.declared.get(act.page, ()) or (write and self._slot(name, act)):
             return self.fields[name]
         self.report(where, f"path {path} is not a field of page '{act.page}' or of meta.global_signature_schema")
@@ -315,6 +349,8 @@ class Importer:
         for i, p in enumerate(pages):
             for j, a in enumerate(self._list(p, "actions", f"pages[{i}]")):
                 act = Act(f"pages[{i}].actions[{j}]", fsmc_name(p["id"]), a)
+                act.effects = [(f"{act.where}.effects[{k}]", e)
+                               for k, e in enumerate(self._list(a, "effects", act.where))]
                 self._params(act)
                 self.acts.append(act)
 
@@ -338,8 +374,8 @@ class Importer:
                             hint="model the change as a signature field")
             for k, c in enumerate(self._list(act.raw, "preconditions", act.where)):
                 self._gather_condition(c, act, f"{act.where}.preconditions[{k}]")
-            for k, e in enumerate(self._list(act.raw, "effects", act.where)):
-                self._gather_effect(e, act, f"{act.where}.effects[{k}]")
+            for where, e in act.effects:
+                self._gather_effect(e, act, where)
 
     def _operand_values(self, value: JSON, act: Act, where: str) -> list[JSON]:
         if isinstance(value, str) and value.startswith("{") and value.endswith("}"):
@@ -393,14 +429,8 @@ class Importer:
 
     def _known_effect(self, f: Field, e: dict[str, JSON], where: str) -> bool:
         op, ref = e.get("op"), e.get("value_ref")
-        if "value_expr" in e:
-            self.report(where, "value_expr is not accepted: a computed value has no finite domain",
-                        hint="write the possible results as separate actions with literal values")
-        elif op not in ("set", "inc", "clear", "append_unique"):
+        if op not in ("set", "inc", "clear", "append_unique"):
             self.report(where, f"unknown effect op {op!r}", hint="use set, inc, clear or append_unique")
-        elif op == "clear" and f.base != "array":
-            self.report(where, f"clear on non-array field '{f.name}' is ambiguous: bfs.py sets it to [], bfs_action.py "
-                               "to null/false/0 by its current value", hint="write a set with the value you mean")
         elif op == "append_unique" and f.base != "array":
             self.report(where, f"append_unique on field '{f.name}', which is not an array")
         elif ref is not None and not (isinstance(ref, str) and ref.startswith("{") and ref.endswith("}")):

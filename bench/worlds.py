@@ -1,0 +1,113 @@
+"""Benchmark: AutoWebWorld worlds through the whole pipeline, check → enumerate → build → replay.
+
+    python bench/worlds.py /work/awm-worlds                 # every *.json in the folder
+    python bench/worlds.py /work/awm-worlds --work /tmp/w --max-depth 12 --max-states 200000
+
+Each stage runs as its `fsmc` command, as a user would type it; a stage that fails ends that world's row
+(the others go on). Prints one row per world as it finishes, then a Markdown table: pages, actions,
+states, goals, trajectories, the share of trajectories replay kept, errors and W009 warnings, seconds.
+Exit status 1 when a world has a check error or keeps under 99 %.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from fsmc.compilation import Compilation
+from fsmc.diagnostics import SpecError
+
+COLUMNS = ("world", "pages", "actions", "states", "goals", "trajectories", "kept", "errors", "W009", "seconds", "note")
+
+
+@dataclass
+class Row:
+    world: str
+    cells: dict[str, object] = field(default_factory=dict)
+
+    def ok(self) -> bool:
+        kept = self.cells.get("kept")
+        return self.cells.get("errors") == 0 and isinstance(kept, str) and float(kept.rstrip("%")) >= 99
+
+
+def _fsmc(*args: str, timeout: int) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fsmc", *args], capture_output=True, text=True, timeout=timeout,
+                          check=False)
+
+
+def _check(world: Path, row: Row) -> bool:
+    try:
+        c = Compilation(world)
+        spec, found = c.ir, c.diagnostics
+    except SpecError as err:
+        row.cells.update(errors=len(err.diagnostics), note=err.diagnostics[0].message[:80])
+        return False
+    errors = [d for d in found if d.severity == "error"]
+    row.cells.update(pages=len(spec.pages), actions=sum(len(p.actions) for p in spec.pages), errors=len(errors),
+                     W009=sum(d.code == "W009" for d in found))
+    if errors:
+        row.cells["note"] = errors[0].message[:80]
+    return not errors
+
+
+def _stage(row: Row, name: str, *args: str, timeout: int) -> bool:
+    done = _fsmc(*args, timeout=timeout)
+    if done.returncode != 0:
+        row.cells["note"] = f"{name} failed: " + (done.stderr.strip().splitlines() or ["?"])[-1][:80]
+    return done.returncode == 0
+
+
+def run_world(world: Path, work: Path, args: argparse.Namespace) -> Row:
+    """One world through check, enumerate, build and replay; the row says how far it got."""
+    row, start = Row(world.name.removesuffix(".json").removesuffix(".fsm")), time.perf_counter()
+    out, sites, data = work / row.world / "out", work / "sites", work / row.world / "data"
+    if _check(world, row) and _stage(row, "enumerate", "enumerate", str(world), "-o", str(out), "--max-depth",
+                                     str(args.max_depth), "--max-states", str(args.max_states), timeout=args.timeout):
+        counts = json.loads((out / "manifest.json").read_text())["counts"]
+        row.cells.update(states=counts["states"], goals=sum(counts["goals"].values()),
+                         trajectories=counts["trajectories"])
+        site = json.loads((out / "manifest.json").read_text())["spec"]["site"]
+        if _stage(row, "build", "build", str(world), "--out", str(sites), timeout=args.timeout) and \
+                _stage(row, "replay", "replay", str(out), "--site", str(sites / site), "-o", str(data), "--restart",
+                       "--workers", str(args.workers), timeout=args.timeout * 3):
+            report = json.loads((data / "report.json").read_text())
+            total = report["kept"] + report["rejected"]
+            row.cells["kept"] = f"{100 * report['kept'] / total:.1f}%" if total else "-"
+            if report["rejected"]:
+                row.cells["note"] = "; ".join(f"{k}: {v}" for k, v in report["rejected_examples"].items())[:80]
+    row.cells["seconds"] = round(time.perf_counter() - start, 1)
+    return row
+
+
+def _line(cells: list[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folder", type=Path, help="a folder of AutoWebWorld fsm.json files")
+    ap.add_argument("--work", type=Path, default=Path("/tmp/fsmc-worlds"), help="where outputs and sites go")
+    ap.add_argument("--max-depth", type=int, default=15, help="enumerate's depth cap (default 15)")
+    ap.add_argument("--max-states", type=int, default=200_000, help="enumerate's state cap (default 200,000)")
+    ap.add_argument("--workers", type=int, default=2, help="replay's browser pages at once (default 2)")
+    ap.add_argument("--timeout", type=int, default=300, help="seconds a stage may take (replay: three times)")
+    args = ap.parse_args()
+    rows = []
+    for world in sorted(args.folder.glob("*.json")):
+        rows.append(run_world(world, args.work, args))
+        print("  ".join(f"{k}={rows[-1].cells.get(k, '-')}" for k in COLUMNS[1:]), rows[-1].world, flush=True)
+    print()
+    print(_line(list(COLUMNS)))
+    print(_line(["---"] * len(COLUMNS)))
+    for r in rows:
+        print(_line([r.world, *(str(r.cells.get(k, "-")) for k in COLUMNS[1:])]))
+    return 0 if all(r.ok() for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,137 @@
+"""Their effects in the forms the importer takes: `clear` by the current value, `value_expr` evaluated, data set aside.
+
+Runs after the fields are declared and before their values are gathered; each action's effects are
+rewritten into `set` (with `value` or `value_ref`), `inc`, `clear` on an array, or `append_unique`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from fsmc.formats.awm_import import Act, Field, Importer, fsmc_name
+
+__all__ = ["normalise_effects"]
+
+JSON = Any
+_CALL = re.compile(r"([A-Za-z_]\w*)\(\s*\)")
+_PARAM = re.compile(r"\{\s*(\w+)\s*\}")
+_ZERO = {"boolean": False, "integer": 0, "number": 0}
+_NON_NULL_CONDS = ("neq", "not_null", "gt", "gte", "lt", "lte", "length_gt")
+
+DATA = ("effects on array<object> fields change data, which is fixed in fsmc: the effect is left out (nothing "
+        "reads these fields, so no move changes)")
+CLEAR = ("clear follows bfs_action.py (bfs.py would write []): by the current value, a string or null becomes null, "
+         "a boolean false, a number 0, an array []")
+EXPR_PARAM = ("value_expr \"{p}\" sets the parameter's value, as value_ref does (both their BFS tools ignore "
+              "value_expr and write null)")
+EXPR_UNFILLED = ("value_expr \"{p}\" naming no parameter sets the symbolic value \"p\", the text the GUI types for "
+                 "the same placeholder (both their BFS tools ignore value_expr and write null)")
+EXPR_LIT = "value_expr holding a JSON literal sets that literal (both their BFS tools ignore value_expr and write null)"
+EXPR_CALL = ("value_expr \"f()\" (gen_id(), now()) sets the symbolic value \"F\", as \"{ITEM_ANY}\" stands for any "
+             "item (both their BFS tools ignore value_expr and write null)")
+
+
+def _path_field(imp: Importer, path: JSON) -> str | None:
+    return fsmc_name(path[2:]) if isinstance(path, str) and path.startswith("$.") and "." not in path[2:] else None
+
+
+def _expr_value(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> dict[str, JSON] | None:
+    """`value_expr` as a plain set: a parameter, a JSON literal or a symbolic call; None (reported) otherwise."""
+    text = e["value_expr"]
+    base = {k: v for k, v in e.items() if k != "value_expr"}
+    if not isinstance(text, str):
+        imp.report(f"{where}.value_expr", f"value_expr must be a string, not {text!r}", "E005")
+        return None
+    if (p := _PARAM.fullmatch(text.strip())) is not None:
+        if fsmc_name(p.group(1)) not in {*act.consts, *act.ranges}:
+            imp.decide(EXPR_UNFILLED, where)
+            return {**base, "value": p.group(1)}
+        imp.decide(EXPR_PARAM, where)
+        return {**base, "value_ref": text.strip()}
+    if (m := _CALL.fullmatch(text.strip())) is not None:
+        imp.decide(EXPR_CALL, where)
+        return {**base, "value": m.group(1).upper()}
+    try:
+        value = json.loads(text)
+    except ValueError:
+        value = ...
+    if value is ... or isinstance(value, (dict, list)):
+        imp.report(f"{where}.value_expr", f"value_expr {text!r} has no meaning in fsmc: it takes a parameter "
+                   "\"{p}\", a JSON literal or a call without arguments such as gen_id()",
+                   hint="write the value as 'value' or 'value_ref'")
+        return None
+    imp.decide(EXPR_LIT, where)
+    return {**base, "value": value}
+
+
+def _known(act: Act, name: str, before: list[dict[str, JSON]]) -> str | None:
+    """'set' or 'null' when the action fixes whether field `name` holds a value where an effect runs, else None."""
+    for e in reversed(before):
+        if e.get("path") == "$." + name and e.get("op") == "set" and "value" in e:
+            return "null" if e["value"] is None else "set"
+    for c in act.raw.get("preconditions") or []:
+        if not isinstance(c, dict) or c.get("path") != "$." + name:
+            continue
+        value = c.get("value")
+        if c.get("cond") == "eq" and not (isinstance(value, str) and value.startswith(("{", "$."))):
+            return "null" if value is None else "set"
+        if c.get("cond") in _NON_NULL_CONDS and not (c.get("cond") == "neq" and value is not None):
+            return "set"
+    return None
+
+
+def _clear(imp: Importer, f: Field, e: dict[str, JSON], act: Act, before: list[dict[str, JSON]],
+           where: str) -> dict[str, JSON] | None:
+    """`clear` by the current value, as bfs_action.py does; None (reported) where that value cannot be known."""
+    if f.base == "array":
+        return e
+    imp.decide(CLEAR, where)
+    if f.base == "string":
+        return {"op": "set", "path": e["path"], "value": None}
+    known = _known(act, f.name, before)
+    if known is None and f.nullable:
+        imp.report(where, f"clear on '{f.name}' gives null when it is null and {json.dumps(_ZERO[f.base])} otherwise "
+                          "(bfs_action.py), and nothing here says which it is",
+                   hint=f"add a precondition on $.{f.name} (eq, neq null, not_null) or write a set")
+        return None
+    return {"op": "set", "path": e["path"], "value": None if known == "null" else _ZERO[f.base]}
+
+
+def _effect(imp: Importer, e: JSON, act: Act, before: list[dict[str, JSON]], where: str) -> dict[str, JSON] | None:
+    if not isinstance(e, dict):
+        return e  # reported by the gathering
+    name = _path_field(imp, e.get("path"))
+    if name is not None and name in imp.data_fields:
+        imp.decide(DATA, where)
+        if "value_expr" in e and isinstance(e["value_expr"], str):
+            _columns(imp, name, e["value_expr"])
+        return None
+    if "value_expr" in e and "value" not in e and "value_ref" not in e:
+        e = _expr_value(imp, e, act, where)
+        if e is None:
+            return None
+    f = imp.fields.get(name) if name is not None else None
+    if e.get("op") == "clear" and f is not None:
+        return _clear(imp, f, e, act, before, where)
+    return e
+
+
+def _columns(imp: Importer, name: str, text: str) -> None:
+    """The keys of the objects an `append($.x, {...})` adds: the columns of field x's table."""
+    for key in re.findall(r'"(\w+)"\s*:', text):
+        column = fsmc_name(key)
+        if column not in imp.data_fields[name].columns:
+            imp.data_fields[name].columns.append(column)
+
+
+def normalise_effects(imp: Importer) -> None:
+    """Rewrite every action's effects into the forms the importer takes (see the module's docstring)."""
+    for act in imp.acts:
+        out: list[tuple[str, JSON]] = []
+        for where, e in act.effects:
+            n = _effect(imp, e, act, [x for _, x in out if isinstance(x, dict)], where)
+            if n is not None:
+                out.append((where, n))
+        act.effects = out

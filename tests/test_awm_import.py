@@ -1,0 +1,147 @@
+"""AutoWebWorld worlds as their generator reads them: data fields, clear, value_expr, name-based rules, located errors."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fsmc import ir
+from fsmc.compilation import Compilation
+from fsmc.diagnostics import SpecError, has_errors
+from fsmc.formats import load_text
+from fsmc.formats.awm import from_fsm_json, read_fsm_json
+from fsmc.printer import expr_to_fsm
+
+FIXTURE = Path(__file__).parent / "fixtures" / "autowebworld" / "conventions_fsm.json"
+
+
+@pytest.fixture(scope="module")
+def data() -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads(FIXTURE.read_text())
+    return loaded
+
+
+@pytest.fixture(scope="module")
+def spec(data: dict[str, Any]) -> ir.Spec:
+    return from_fsm_json(copy.deepcopy(data), "desk.json")
+
+
+def _action(spec: ir.Spec, page: str, name: str) -> ir.Action:
+    return next(a for a in spec.page(page).actions if a.name == name)
+
+
+def _requires(spec: ir.Spec, page: str, name: str) -> list[str]:
+    return [expr_to_fsm(r) for r in _action(spec, page, name).requires]
+
+
+def test_array_of_objects_is_a_table_and_a_view_not_state(spec: ir.Spec) -> None:
+    table = spec.table("tickets")
+    assert [c.name for c in table.columns] == ["id", "subject"]  # the keys the value_expr's append names
+    assert len(table.rows) == 3
+    assert [v.name for v in spec.page("NEW_TICKET").views] == ["tickets"]
+    assert "tickets" not in {v.name for p in spec.pages for v in p.vars}
+    assert _action(spec, "NEW_TICKET", "ACT_SUBMIT_TICKET").effects == ()  # the append changes data only
+
+
+def test_clear_follows_the_current_value(spec: ir.Spec) -> None:
+    effects = _action(spec, "HOME", "ACT_OPEN_FILTERED_TICKET").effects
+    assert effects == (ir.Effect(op="assign", var="filters_applied", value=ir.Lit(value=False)),  # true → false
+                       ir.Effect(op="assign", var="viewport_anchor_id", value=ir.Lit(value=None)))  # string → null
+
+
+def test_value_expr_has_a_meaning(spec: ir.Spec) -> None:
+    def value(name: str) -> Any:
+        e = _action(spec, "NEW_TICKET", name).effects[0].value
+        assert isinstance(e, ir.Lit)
+        return e.value
+
+    assert (value("ACT_TYPE_SUBJECT"), value("ACT_PICK_DUE"), value("ACT_SET_PRIORITY")) == ("input_text", "NOW", "high")
+
+
+def test_interceptor_field_gates_the_page(spec: ir.Spec) -> None:
+    assert _requires(spec, "HOME", "ACT_ALLOW_LOCATION") == []
+    assert _requires(spec, "HOME", "ACT_FILTER_OPEN") == ["location_permission_granted != none"]
+
+
+def test_captcha_waits_for_the_fields_the_submit_needs(spec: ir.Spec) -> None:
+    assert _requires(spec, "NEW_TICKET", "ACT_SOLVE_CAPTCHA") == ["subject != none", "due != none"]
+
+
+def test_gui_is_normalised(spec: ir.Spec, data: dict[str, Any]) -> None:
+    gui = _action(spec, "NEW_TICKET", "ACT_TYPE_SUBJECT").gui
+    assert [(g.op, g.selector, g.text) for g in gui] == [("type", "subject", "input_text")]
+    changed = copy.deepcopy(data)
+    changed["pages"][1]["actions"][1]["gui_procedure"] = [{"op": "key_press", "selector": "#due", "key": "Ctrl+A"}]
+    due = _action(from_fsm_json(changed, "keys.json"), "NEW_TICKET", "ACT_PICK_DUE")
+    assert due.gui[0].text == "Control+A"
+
+
+def test_unreachable_terminal_is_a_warning_naming_what_blocks_it(data: dict[str, Any]) -> None:
+    spec, warnings = read_fsm_json(copy.deepcopy(data), "desk.json")
+    assert spec.site.terminals == ("TICKET_SENT",)
+    notes = [d.message for d in warnings if "cannot be reached" in d.message]
+    assert notes == ["meta.terminal_pages[1]: terminal page 'ARCHIVE_DONE' cannot be reached (no page links to it or "
+                     "to the pages that lead to it (ARCHIVE) from outside them); it is imported as a page that is not "
+                     "terminal"]
+    linked = copy.deepcopy(data)  # now linked, but behind a precondition that never holds
+    linked["pages"][0]["actions"].append({"id": "ACT_GO_ARCHIVE", "is_navigation": True, "to": "ARCHIVE", "effects": [],
+                                          "gui_procedure": [{"op": "click", "selector": "#nav-archive"}]})
+    _, warnings = read_fsm_json(linked, "linked.json")
+    assert any("'ARCHIVE.ACT_ARCHIVE_ALL' is never enabled: `archive_ready == true` never holds on 'ARCHIVE'"
+               in d.message for d in warnings)
+
+
+def test_decisions_are_warnings_and_the_world_checks_clean() -> None:
+    c = Compilation(FIXTURE)
+    assert not has_errors(c.diagnostics)
+    w009 = [d for d in c.diagnostics if d.code == "W009"]
+    assert all(d.severity == "warning" and d.span.line > 1 for d in w009)
+    assert any("interceptor" in d.message for d in w009) and any("captcha" in d.message for d in w009)
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda d: d["pages"][1]["actions"][1]["effects"][0].update(value_expr="$.due + 1"),
+     "pages[1].actions[1].effects[0].value_expr: value_expr '$.due + 1' has no meaning in fsmc"),
+    (lambda d: d["pages"][0]["actions"][1]["preconditions"].append({"path": "$.tickets", "cond": "length_gt",
+                                                                      "value": 0}),
+     "pages[0].actions[1].preconditions[0]: $.tickets is an array<object> field"),
+    (lambda d: d["pages"][0]["actions"][1]["effects"].append({"op": "clear", "path": "$.location_permission_granted"}),
+     "pages[0].actions[1].effects[1]: clear on 'location_permission_granted' gives null when it is null"),
+])
+def test_bad_worlds_give_the_line_of_the_construct(data: dict[str, Any], edit: Any, message: str) -> None:
+    broken = copy.deepcopy(data)
+    edit(broken)
+    text = json.dumps(broken, indent=2)
+    with pytest.raises(SpecError) as err:
+        load_text(text, "broken.json")
+    found = [d for d in err.value.diagnostics if d.message.startswith(message)]
+    assert found, [d.message for d in err.value.diagnostics]
+    path, shown = found[0].message.split(":")[0], text.splitlines()[found[0].span.line - 1].strip()
+    if path.endswith("]"):  # an element: the line where its object opens, after its list's key
+        before = text.splitlines()[found[0].span.line - 2]
+        assert shown == "{" and (f'"{path.rsplit(".", 1)[-1].split("[")[0]}"' in before or before.strip() == "},")
+    else:  # a member: the line of its own key
+        assert shown.startswith(f'"{path.rsplit(".", 1)[-1]}"')
+
+
+@pytest.fixture
+def sites(tmp_path: Path) -> Path:  # named as the browser fixtures are: this test is in the browser layer
+    return tmp_path / "sites"
+
+
+def test_a_world_goes_through_the_whole_pipeline(sites: Path, tmp_path: Path) -> None:
+    from fsmc.codegen import build_site
+    from fsmc.enumerate.run import enumerate_spec
+    from fsmc.replay import replay
+
+    c = Compilation(FIXTURE)
+    assert not has_errors(c.diagnostics)
+    enumerate_spec(c, tmp_path / "out")
+    build_site(c.ir, sites)
+    replay(tmp_path / "out", sites / c.ir.site.name, tmp_path / "data", workers=2)
+    report = json.loads((tmp_path / "data" / "report.json").read_text())
+    assert report["trajectories"] > 0 and report["kept"] == report["trajectories"], report

@@ -25,7 +25,7 @@ PIP="python3 -m pip install -q --root-user-action=ignore --disable-pip-version-c
 python3 -c 'import torch' 2>/dev/null || $PIP torch==2.13.0
 $PIP -e '.[dev]'
 
-if [ -f templates/package-lock.json ] && [ ! -d templates/node_modules ]; then
+if [ -f fsmc/templates/package-lock.json ] && [ ! -d fsmc/templates/node_modules ]; then
   echo "setup: installing the site template's npm packages" >&2
-  (cd templates && npm ci --no-audit --no-fund --loglevel=error)
+  (cd fsmc/templates && npm ci --no-audit --no-fund --loglevel=error)
 fi

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from datasets import load_dataset
 
-from fsmc.export import ACTION_TYPES, SYSTEM_PROMPT, export, parse_action, write_gallery
+from fsmc.export import ACTION_TYPES, FORMATS, SYSTEM_PROMPT, export, parse_action, write_gallery
+from fsmc.export.writer import export_bytes
 
 
 def kept(data: Path) -> list[dict[str, Any]]:
@@ -22,9 +23,9 @@ def kept(data: Path) -> list[dict[str, Any]]:
 @pytest.fixture(scope="module")
 def exported(shop_replayed: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("datasets")
-    for fmt in ("sft", "grpo", "grounding"):
+    for fmt in FORMATS:
         export(shop_replayed, fmt, root / fmt, test_fraction=0.25)
-    return {fmt: root / fmt for fmt in ("sft", "grpo", "grounding")}
+    return {fmt: root / fmt for fmt in FORMATS}
 
 
 def test_sft_rows_are_conversations_with_their_screenshot(exported: dict[str, Path], shop_replayed: Path) -> None:
@@ -56,6 +57,53 @@ def test_sft_rows_go_through_trls_multimodal_preparation(exported: dict[str, Pat
     messages = prepare_multimodal_messages(row["messages"], images=row["images"])
     image_parts = [c for m in messages for c in m["content"] if c["type"] == "image"]
     assert len(image_parts) == 1 and image_parts[0]["image"].size == (1280, 720)
+
+
+def replies(messages: list[dict[str, Any]]) -> list[str]:
+    return [m["content"][0]["text"] for m in messages if m["role"] == "assistant"]
+
+
+def test_sft_trajectory_rows_are_the_step_rows_as_one_conversation(exported: dict[str, Path],
+                                                                     shop_replayed: Path) -> None:
+    from trl.data_utils import prepare_multimodal_messages
+
+    ds = load_dataset(str(exported["sft-trajectory"]))
+    rows = {r["id"]: r for split in ds.values() for r in split}
+    assert set(rows) == {t["id"] for t in kept(shop_replayed)}
+    steps = load_dataset(str(exported["sft"]))
+    by_trajectory: dict[str, list[dict[str, Any]]] = {}
+    for r in sorted((r for split in steps.values() for r in split), key=lambda r: r["step"]):
+        by_trajectory.setdefault(r["id"].rsplit("/", 1)[0], []).append(r)
+    for tid, row in rows.items():
+        roles = [m["role"] for m in row["messages"]]
+        assert roles == ["system"] + ["user", "assistant"] * row["steps"]
+        assert "Task: " in row["messages"][1]["content"][1]["text"]
+        assert replies(row["messages"]) == [replies(r["messages"])[0] for r in by_trajectory[tid]]
+        assert [im.tobytes() for im in row["images"]] == [r["images"][0].tobytes() for r in by_trajectory[tid]]
+    row = next(iter(rows.values()))
+    filled = prepare_multimodal_messages(row["messages"], images=row["images"])
+    parts = [c for m in filled for c in m["content"] if c["type"] == "image"]
+    assert len(parts) == row["steps"] and all(c["image"].size == (1280, 720) for c in parts)
+
+
+def distinct_screenshot_bytes(folder: Path) -> int:
+    import hashlib
+
+    import pyarrow.parquet as pq
+
+    seen: dict[str, int] = {}
+    for shard in (folder / "data").glob("*.parquet"):
+        table = pq.read_table(shard)
+        column = "images" if "images" in table.column_names else "image"
+        for value in table.column(column).to_pylist():
+            for image in value if isinstance(value, list) else [value]:
+                seen[hashlib.sha256(image["bytes"]).hexdigest()] = len(image["bytes"])
+    return sum(seen.values())
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_an_export_stores_each_screenshot_about_once(exported: dict[str, Path], fmt: str) -> None:
+    assert export_bytes(exported[fmt]) <= 2 * distinct_screenshot_bytes(exported[fmt])
 
 
 def test_grpo_rows_carry_the_ground_truth_reward_functions_read(exported: dict[str, Path]) -> None:

@@ -21,8 +21,8 @@ from fsmc import ir
 from fsmc.checks import check
 from fsmc.diagnostics import SpecError
 from fsmc.formats import load, load_text
-from fsmc.frontend.descent import ATOM_KEYWORDS, LVALUE_KEYWORDS, Bail, parse_fast
 from fsmc.frontend.builder import IRBuilder
+from fsmc.frontend.descent import ATOM_KEYWORDS, LVALUE_KEYWORDS, Bail, parse_fast
 from fsmc.frontend.grammar import lark_parser
 from fsmc.frontend.parser import parse, parse_lark
 from fsmc.printer import expr_to_fsm, to_fsm

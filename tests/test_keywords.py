@@ -17,8 +17,8 @@ from lark.exceptions import UnexpectedInput
 from fsmc import SpecError, ir, load_text
 from fsmc.checks import CheckContext
 from fsmc.checks.keyword_names import keyword_names_check
-from fsmc.frontend.keywords import ATOM_KEYWORDS, ITEM_KEYWORDS, LVALUE_KEYWORDS, RESERVED, TYPE_KEYWORDS
 from fsmc.frontend.grammar import keywords, lark_parser
+from fsmc.frontend.keywords import ATOM_KEYWORDS, ITEM_KEYWORDS, LVALUE_KEYWORDS, RESERVED, TYPE_KEYWORDS
 from fsmc.frontend.parser import parse_lark
 
 ROOT = Path(__file__).resolve().parent.parent

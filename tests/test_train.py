@@ -174,16 +174,18 @@ def tiny_args(script: Any, dataset: Path, out: Path, *extra: str) -> Any:
     return script.parse_args([str(dataset), "--tiny", "--grad-accum", "1", "--output-dir", str(out), *extra])
 
 
-def test_sft_end_to_end(exported: dict[str, Path], tmp_path: Path) -> None:
+@pytest.mark.parametrize("fmt", ["sft", "sft-trajectory"])
+def test_sft_end_to_end(exported: dict[str, Path], tmp_path: Path, fmt: str) -> None:
     import torch
 
     from train import sft
 
-    trainer = sft.build(tiny_args(sft, exported["sft"], tmp_path, "--max-steps", "2"))
+    trainer = sft.build(tiny_args(sft, exported[fmt], tmp_path, "--max-steps", "2"))
     row = trainer.train_dataset[0]
     labels = trainer.data_collator([dict(row)])["labels"][0]
     trained_on = trainer.processing_class.tokenizer.decode(labels[labels != -100])
-    assert trained_on == row["messages"][-1]["content"][0]["text"] + "<|im_end|>\n"   # the reply only
+    replies = [m["content"][0]["text"] + "<|im_end|>\n" for m in row["messages"] if m["role"] == "assistant"]
+    assert trained_on == "".join(replies)   # the replies only
     before = {name: p.detach().clone() for name, p in trainer.model.named_parameters()}
     trainer.train()
     losses = [log["loss"] for log in trainer.state.log_history if "loss" in log]

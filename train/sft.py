@@ -1,11 +1,12 @@
-"""Fine-tune a vision-language model on an fsmc sft export with TRL's SFTTrainer.
+"""Fine-tune a vision-language model on an fsmc sft or sft-trajectory export with TRL's SFTTrainer.
 
-Every row is one step of a verified trajectory: the system prompt, the screenshot with the task and
-the actions so far, and the reply to learn (`<think>…</think><action>{json}</action>`). The loss is
-on the reply only (TRL's assistant-only loss) unless --full-loss is given.
+A row of the sft export is one step of a verified trajectory: the system prompt, the screenshot with
+the task and the actions so far, and the reply to learn (`<think>…</think><action>{json}</action>`);
+a row of the sft-trajectory export is a whole trajectory as one conversation, a screenshot before
+each reply. The loss is on the replies only (TRL's assistant-only loss) unless --full-loss is given.
 
 examples:
-  fsmc export data/shop --format sft -o datasets/shop-sft
+  fsmc export data/shop --format sft -o datasets/shop-sft        # or --format sft-trajectory
   python train/sft.py datasets/shop-sft --model Qwen/Qwen2.5-VL-3B-Instruct --output-dir runs/shop-sft
   python train/sft.py datasets/shop-sft --tiny --max-steps 2 --output-dir /tmp/sft-smoke   # offline check
 """

@@ -5,6 +5,9 @@ Rows name their screenshots (`screens/…`); the writer puts the image bytes in 
 - sft: one conversation per step: system prompt; user turn with the screenshot, the task and the
   actions so far; assistant turn with a templated thought and the action. TRL's SFTTrainer reads
   `messages` and `images` as they are.
+- sft-trajectory: one multi-turn conversation per trajectory, as an agent meets it: the task with the
+  first screenshot, then a reply and the next screenshot in turn; `images` lists the screenshots in
+  the order of the conversation's image parts (how TRL fills them in).
 - grpo: one row per step: the same prompt, the screenshot in `image`, and the ground truth that
   reward functions read as keyword arguments (`action_type`, `coordinate`, `bbox`, `text`,
   `accepted`, `solution`).
@@ -80,6 +83,25 @@ def sft_rows(t: dict[str, Any]) -> Iterator[Row]:
         history.append(action)
 
 
+def trajectory_row(t: dict[str, Any]) -> Row:
+    """The whole trajectory as one conversation: each step's screenshot in a user turn, its reply in the next."""
+    messages = [{"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPT}]}]
+    images = []
+    for n, (action, step) in enumerate(agent_steps(t)):
+        text = f"Task: {t['instruction']}\nWhat is the next action?" if n == 0 else "What is the next action?"
+        messages += [{"role": "user", "content": [{"type": "image", "text": None}, {"type": "text", "text": text}]},
+                     {"role": "assistant", "content": [{"type": "text", "text": reply(_label(t, step), step, action)}]}]
+        images.append(step["screenshot"])
+    return {"id": t["id"], "task_id": t.get("task_id", t["id"]), "steps": len(images), "messages": messages,
+            "images": images}
+
+
+def trajectory_rows(t: dict[str, Any]) -> Iterator[Row]:
+    row = trajectory_row(t)
+    if row["images"]:
+        yield row
+
+
 def _ground_truth(row_id: str, t: dict[str, Any], n: int, image: str, text: str, action: dict[str, Any],
                   step: dict[str, Any], source: str) -> Row:
     answer = t.get("answer") or {}
@@ -120,7 +142,8 @@ def grounding_rows(t: dict[str, Any], seen: set[tuple[str, str]]) -> Iterator[Ro
 
 
 def grounding_mix(trajectories: list[dict[str, Any]], ratio: float, seed: int) -> list[Row]:
-    """Grounding rows and navigation rows, grounding being `ratio` of the whole, in a seeded order."""
+    """Grounding rows and navigation rows, grounding being `ratio` of the whole, in a seeded order grouped by
+    screenshot (names are hashes, so the groups come in no meaningful order; grouped, each is stored once)."""
     nav = [r for t in trajectories for r in grpo_rows(t)]
     seen: set[tuple[str, str]] = set()
     ground = [r for t in trajectories for r in grounding_rows(t, seen)]
@@ -128,4 +151,5 @@ def grounding_mix(trajectories: list[dict[str, Any]], ratio: float, seed: int) -
     want = len(ground) if ratio >= 1 else round(len(nav) * ratio / (1 - ratio))
     rows = (nav if ratio < 1 else []) + rng.sample(ground, min(want, len(ground)))
     rng.shuffle(rows)
+    rows.sort(key=lambda row: row["image"])
     return rows

@@ -2,7 +2,7 @@
 
 One page per kept trajectory: every step's screenshot with a marker where the action lands and the
 target's box, the action, and the state change each move made; an index with every trajectory and
-the reasons the rejected ones failed. Decisions here, markup in templates/gallery/.
+the reasons the rejected ones failed. Decisions here, markup in fsmc/templates/gallery/.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from fsmc.export.actions import format_action
 from fsmc.export.datasets import agent_steps
 
-TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates" / "gallery"
+TEMPLATES = Path(__file__).resolve().parents[1] / "templates" / "gallery"
 
 
 def _changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:

@@ -1,6 +1,6 @@
 """The one IR builder both parsers call: each grammar rule's span and children → an IR node; clause and site checks.
 
-The rules are named as in grammar/fsm.lark. lark's tree (fsmc.frontend.lalr) and the recursive-descent
+The rules are named as in fsmc/frontend/fsm.lark. lark's tree (fsmc.frontend.lalr) and the recursive-descent
 fast path (fsmc.frontend.descent) hand each rule's span and children to the same method here, so the
 two build the same IR by construction; `LOCATED_RULES` lists the rules that take a span.
 """

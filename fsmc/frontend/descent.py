@@ -1,4 +1,4 @@
-"""The parser's fast path: grammar/fsm.lark by recursive descent, building IR through the same IR builder as lark.
+"""The parser's fast path: fsmc/frontend/fsm.lark by recursive descent, building IR through the same IR builder as lark.
 
 Lark's LALR parser is the reference. This module either returns exactly the IR it would (spans
 included: a node spans its first to its last token, and a parenthesised expression keeps the

@@ -1,4 +1,4 @@
-"""The grammar of the .fsm language (grammar/fsm.lark), loaded once into lark's LALR parser, and what it names."""
+"""The grammar of the .fsm language (fsm.lark beside this module, package data), loaded once into lark's LALR parser, and what it names."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from pathlib import Path
 
 from lark import Lark
 
-GRAMMAR = Path(__file__).resolve().parent.parent.parent / "grammar" / "fsm.lark"
-_PACKAGED_GRAMMAR = Path(__file__).resolve().parent / "fsm.lark"
+GRAMMAR = Path(__file__).resolve().parent / "fsm.lark"
 
 _TERMINALS = {
     "NAME": "a name", "STRING": "a string", "INT": "a number", "DECIMAL": "a number", "SIGNED_INT": "a number",
@@ -20,8 +19,7 @@ _TERMINALS = {
 @functools.cache
 def lark_parser() -> Lark:
     """lark's LALR parser of the grammar, with positions on every tree node; built once per process."""
-    path = GRAMMAR if GRAMMAR.exists() else _PACKAGED_GRAMMAR
-    return Lark(path.read_text(), parser="lalr", propagate_positions=True, maybe_placeholders=True)
+    return Lark(GRAMMAR.read_text(encoding="utf-8"), parser="lalr", propagate_positions=True, maybe_placeholders=True)
 
 
 @functools.cache

@@ -2,7 +2,7 @@
 
 The generated site fires a move when the last operation of its GUI procedure (waits and scrolls
 aside) happens on its element, provided the text typed and options picked earlier in the procedure
-are the move's (templates/site/src/fsmc/store.js, `fire`). Two moves of a page are therefore
+are the move's (fsmc/templates/site/src/fsmc/store.js, `fire`). Two moves of a page are therefore
 indistinguishable when their procedures end in the same event with compatible earlier inputs:
 the site can only ever run the first of them. Procedures are expanded over the parameter values;
 `{x}` of a variable stays symbolic, as it renders the same for both moves in any one state.

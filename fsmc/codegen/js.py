@@ -44,7 +44,7 @@ def js_value(v: Any) -> str:
 
 
 class JsExprCompiler(ExprCompiler):
-    """ExprCompiler emitting JS: the helpers it calls live in templates/site/src/fsmc/lib.js."""
+    """ExprCompiler emitting JS: the helpers it calls live in fsmc/templates/site/src/fsmc/lib.js."""
 
     def visit_lit(self, node: ir.Lit, scope: Scope) -> Compiled:
         return js_value(node.value), lit_type(node.value)

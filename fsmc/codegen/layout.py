@@ -1,6 +1,6 @@
 """Decides where each GUI operation of each action is rendered on its page, as which widget, and how views show.
 
-The runtime (templates/site/src/fsmc/store.js) turns these placements into concrete elements for the
+The runtime (fsmc/templates/site/src/fsmc/store.js) turns these placements into concrete elements for the
 current state; anything an enabled move needs that no placement shows lands in a fallback group, so a
 placement decision can make a page look worse but never make a move unreachable.
 

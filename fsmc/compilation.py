@@ -13,6 +13,7 @@ Every command starts from a Compilation, and the later stages take one (`enumera
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
 
@@ -98,13 +99,14 @@ class Compilation:
         return self.context.state_space
 
     def explore(self, engine: str = "python", *, max_states: int, max_depth: int | None,
-                max_per_page: int | None = None, on_progress: Progress | None = None) -> Space:
+                max_per_page: int | None = None, on_progress: Progress | None = None,
+                on_note: Callable[[str], None] | None = None) -> Space:
         """The reachable states within these caps: the checks' exploration when it is exactly that, else a new one."""
         space = reusable_space(self.state_space, self.machine, engine, max_states, max_depth, max_per_page)
         if space is not None:
             return space
         return explore(self.machine, engine, max_states=max_states, max_depth=max_depth,
-                       max_per_page=max_per_page, on_progress=on_progress)
+                       max_per_page=max_per_page, on_progress=on_progress, on_note=on_note)
 
     def page_states(self) -> dict[str, State]:
         """A state of each page the explored states reach: the first one breadth-first, so one of fewest moves."""
@@ -126,9 +128,10 @@ def reusable_space(space: StateSpace | None, machine: Machine, engine: str, max_
 
     The reference engine explores breadth-first in one order whatever its caps, so a complete exploration
     of this machine whose states all fit the caps (depth, count, per page) is what the caps would give:
-    the same states, parents, moves and depths. A native engine is asked to run, so it is not replaced.
+    the same states, parents, moves and depths. A native engine is asked to run, so it is not replaced; "auto"
+    asks for the fastest way to the same states, and these are it.
     """
-    if space is None or space.machine is not machine or engine != "python" or not space.complete:
+    if space is None or space.machine is not machine or engine not in ("python", "auto") or not space.complete:
         return None
     if len(space) > max_states or (max_depth is not None and max(space.depth) > max_depth):
         return None

@@ -49,6 +49,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_bad_input.py": ("cli",),
     "test_cli_exit_codes.py": ("cli",),
     "test_enumerate_output.py": ("cli",),
+    "test_enumerate_resume.py": ("cli",),
     "test_verify.py": ("cli",),
     "test_stats.py": ("cli",),
     "test_build.py": ("build",),

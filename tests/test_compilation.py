@@ -12,9 +12,9 @@ import fsmc.compilation
 from fsmc import Compilation, load
 from fsmc.checks import CheckContext, check
 from fsmc.cli import main
+from fsmc.compilation import reusable_space
 from fsmc.engines.python import explore
 from fsmc.enumerate import Options, enumerate_spec
-from fsmc.compilation import reusable_space
 
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "tests" / "fixtures" / "mini.fsm"

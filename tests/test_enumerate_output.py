@@ -184,7 +184,8 @@ def test_alternatives_end_in_other_states(mini_out: Path) -> None:
 def test_manifest_records_spec_options_counts_and_files(mini_out: Path) -> None:
     manifest = json.loads((mini_out / "manifest.json").read_text())
     assert manifest["fsmc_version"] == __version__
-    assert manifest["spec"] == {"path": str(MINI), "site": "mini", "sha256": spec_digest(MINI, load(MINI))}
+    path = "tests/fixtures/mini.fsm"  # relative to the project (the folder of pyproject.toml): the same in any checkout
+    assert manifest["spec"] == {"path": path, "site": "mini", "sha256": spec_digest(MINI, load(MINI))}
     assert manifest["options"] == Options(negatives=True, per_goal=2, seed=7).to_json()
     counts = manifest["counts"]
     assert sum(counts["states_per_depth"]) == sum(counts["states_per_page"].values()) == counts["states"]
@@ -203,17 +204,18 @@ def test_an_interrupted_run_leaves_the_previous_output(mini_out: Path, tmp_path:
     written: list[str] = []
     goal = run_module._Writer.goal
 
-    def interrupted(self: Any, hits: Any) -> None:
+    def interrupted(self: Any, planned: Any) -> None:
         if len(written) == 5:
             raise KeyboardInterrupt
-        written.append(hits.goal.id)
-        goal(self, hits)
+        written.append(planned["goal"]["id"])
+        goal(self, planned)
 
     monkeypatch.setattr(run_module._Writer, "goal", interrupted)
     with pytest.raises(KeyboardInterrupt):
         enumerate_spec(MINI, out, Options(seed=3))
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # neither the stale folder nor ours is left
+    # neither the stale folder nor ours is left; the checkpoint stays for the next run to resume from
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".out.resume", "out"]
     monkeypatch.undo()
     enumerate_spec(load(MINI), tmp_path / "fresh", Options(max_depth=2))
     assert sorted(p.name for p in (tmp_path / "fresh").iterdir()) == sorted(FILES)

@@ -13,9 +13,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from fsmc import load
 from fsmc.cli import main
 from fsmc.enumerate import Options, enumerate_spec
+from fsmc.enumerate.output import resolve_spec
 from fsmc.enumerate.verify import VerifyError, verify_output
 from fsmc.testing import specs
 
@@ -38,6 +38,7 @@ def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _copy(pristine: Path, tmp_path: Path) -> Path:
     out = tmp_path / "out"
     shutil.copytree(pristine, out)
+    shutil.copy(pristine.parent / "mini.fsm", tmp_path)  # outside a project the manifest names it beside OUT
     return out
 
 
@@ -192,7 +193,7 @@ def test_alternatives_are_checked_across_lines(pristine: Path, tmp_path: Path) -
 
 
 def test_tampered_spec_is_refused(pristine: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    spec = json.loads((pristine / "manifest.json").read_text())["spec"]["path"]
+    spec = resolve_spec(json.loads((pristine / "manifest.json").read_text())["spec"]["path"], pristine)
     changed = tmp_path / "mini.fsm"
     changed.write_text(Path(spec).read_text().replace('"Alpha lamp", "acme", 19.5', '"Alpha lamp", "acme", 18.5'))
     with pytest.raises(VerifyError, match="not the spec"):

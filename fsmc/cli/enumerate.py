@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from collections.abc import Callable
 
@@ -24,7 +25,9 @@ each value of any other variable a task goal reads (e.g. "gift wrapping on"), bu
 Each goal gets its shortest trajectory and up to --per-goal others ending in other states, at most
 --slack moves longer, drawn with --seed. The same spec, options and seed give byte-identical files,
 with either engine. OUT is written into a hidden sibling folder and moved into place at the end, so
-an interrupted run leaves the previous OUT as it was. Progress goes to stderr: a live display on a
+an interrupted run leaves the previous OUT as it was; run the same command again and it resumes
+from its checkpoint in the hidden folder .OUT.resume beside OUT (the same bytes as an uninterrupted
+run; a checkpoint of another spec, other options or a corrupt one is dropped, with a note). Progress goes to stderr: a live display on a
 terminal, a plain line every few seconds otherwise.
 
 Writes OUT/trajectories.jsonl (one trajectory a line: moves, the state after each, GUI operations),
@@ -56,7 +59,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="also write negative trajectories (truncated, or ending with a disabled move)")
     parser.add_argument("--seed", type=int, default=0, help="seed for every choice (default 0)")
     parser.add_argument("--no-derived", action="store_true", help="only the spec's tasks and terminal pages as goals")
-    parser.add_argument("--engine", choices=ENGINES, default="python", help="python (reference) or native (generated C, needs gcc; same results, faster search)")
+    parser.add_argument("--engine", choices=ENGINES, default="auto",
+                        help="auto (default: native where a C compiler is found, else python with a note), "
+                             "python (the reference semantics) or native (generated C, needs gcc); "
+                             "every engine writes the same bytes")
 
 
 def _run(args: argparse.Namespace, opts: Options, on_phase: Callable[[str, int, int, int], None] | None) -> int:
@@ -66,7 +72,7 @@ def _run(args: argparse.Namespace, opts: Options, on_phase: Callable[[str, int, 
     require_clean(c, "enumerated")  # the checks' machine and explored states serve the enumeration too
     started = time.perf_counter()
     try:
-        summary = enumerate_spec(c, args.out, opts, on_phase=on_phase)
+        summary = enumerate_spec(c, args.out, opts, on_phase=on_phase, on_note=_note(args))
     except (EngineError, OutputError) as err:
         raise fail(f"{args.spec}: error: {err}") from None
     except CompileError as err:
@@ -78,6 +84,10 @@ def _run(args: argparse.Namespace, opts: Options, on_phase: Callable[[str, int, 
                    f"{type(err).__name__}: {err}") from None
     _report(args, summary, time.perf_counter() - started)
     return EXIT_OK
+
+
+def _note(args: argparse.Namespace) -> Callable[[str], None]:
+    return lambda text: print(f"{args.spec}: note: {text}", file=sys.stderr, flush=True)
 
 
 def _report(args: argparse.Namespace, s: Summary, seconds: float) -> None:

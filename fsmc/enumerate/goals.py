@@ -135,10 +135,11 @@ class Family:
 
     kind = ""
 
-    def __init__(self, pages: set[int] | None = None) -> None:
+    def __init__(self, pages: set[int] | None = None, slots: list[int] | None = None) -> None:
         self.goals: dict[Any, Goal] = {}
         self.full = False
         self.pages = pages  # the pages on which key() can be other than None; None: every page
+        self.slots = slots  # the state slots key() reads (0: the page); None: any
 
     def key(self, s: State) -> Any:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -161,7 +162,7 @@ class TerminalFamily(Family):
     kind = "terminal"
 
     def __init__(self, machine: Machine):
-        super().__init__({machine.page_index[t] for t in machine.spec.site.terminals if t in machine.page_index})
+        super().__init__({machine.page_index[t] for t in machine.spec.site.terminals if t in machine.page_index}, [0])
         self.machine = machine
         self.terminal = self.pages or set()
 
@@ -180,7 +181,7 @@ class ContentsFamily(Family):
     kind = "contents"
 
     def __init__(self, machine: Machine, var: ir.Var, slot: int, page: int | None):
-        super().__init__(None if page is None else {page})
+        super().__init__(None if page is None else {page}, [slot] if page is None else [0, slot])
         self.machine, self.var, self.slot, self.page = machine, var, slot, page
 
     def key(self, s: State) -> Any:
@@ -219,7 +220,7 @@ class ValueFamily(Family):
     kind = "value"
 
     def __init__(self, machine: Machine, var: ir.Var, slot: int, page: int | None):
-        super().__init__(None if page is None else {page})
+        super().__init__(None if page is None else {page}, [slot] if page is None else [0, slot])
         self.machine, self.var, self.slot, self.page = machine, var, slot, page
         self.start = self._start(machine, var, slot, page)
 
@@ -259,8 +260,8 @@ class ViewFamily(Family):
     kind = "view"
 
     def __init__(self, machine: Machine, page: int, slots: list[int]):
-        super().__init__({page})
-        self.machine, self.page, self.slots = machine, page, slots
+        super().__init__({page}, [0, *slots])
+        self.machine, self.page, self.view_slots = machine, page, slots
         decls = (*machine.spec.session, *machine.pages[page].vars)
         self.vars = [decls[k - 1] for k in slots]
         base = 1 + len(machine.spec.session)
@@ -270,7 +271,7 @@ class ViewFamily(Family):
         self.defaults = [object() if decls[k - 1].name in carried else defaults[k - base] for k in slots]
 
     def key(self, s: State) -> Any:
-        return tuple(s[k] for k in self.slots) if s[0] == self.page else None
+        return tuple(s[k] for k in self.view_slots) if s[0] == self.page else None
 
     def make(self, key: Any) -> Goal:
         m, page = self.machine, self.machine.pages[self.page]
@@ -325,7 +326,7 @@ def _value_families(machine: Machine, views: list[ViewFamily]) -> Iterator[Famil
         if not _is_container(var.type) and var.name in wanted:
             yield ValueFamily(machine, var, 1 + i, None)
     base = 1 + len(spec.session)
-    in_views = {(f.page, k) for f in views for k in f.slots}
+    in_views = {(f.page, k) for f in views for k in f.view_slots}
     for pi, page in enumerate(machine.pages):
         here = _goal_names(spec, page.name)
         for j, var in enumerate(page.vars):

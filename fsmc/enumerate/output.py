@@ -59,6 +59,39 @@ def spec_digest(path: str | Path | Source | None, spec: ir.Spec) -> str:
     return h.hexdigest()
 
 
+PROJECT_MARKERS = ("fsmc.toml", "pyproject.toml")
+
+
+def project_root(start: str | Path) -> Path | None:
+    """The nearest folder from `start` upwards that holds fsmc.toml or pyproject.toml."""
+    here = Path(start).resolve()
+    for folder in (here, *here.parents):
+        if any((folder / m).is_file() for m in PROJECT_MARKERS):
+            return folder
+    return None
+
+
+def spec_reference(spec: str | Path, out: str | Path) -> str:
+    """How manifest.json names the spec, the same in every checkout: relative to its project
+    (the folder holding fsmc.toml or pyproject.toml), else to the output folder's parent."""
+    path = Path(spec).resolve()
+    base = project_root(path.parent) or Path(out).resolve().parent
+    return Path(os.path.relpath(path, base)).as_posix()
+
+
+def resolve_spec(recorded: str, out: str | Path) -> Path:
+    """The spec file a manifest names: looked up from OUT's project, the current folder's project, OUT's
+    parent and the current folder, in that order (an absolute path, from older outputs, as it is)."""
+    if Path(recorded).is_absolute():
+        return Path(recorded)
+    out = Path(out).resolve()
+    bases = [project_root(out.parent), project_root(Path.cwd()), out.parent, Path.cwd()]
+    for base in bases:
+        if base is not None and (base / recorded).is_file():
+            return base / recorded
+    return Path(recorded)
+
+
 def file_digest(path: Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
@@ -74,6 +107,15 @@ class OutDir:
         self.final = Path(final)
         self.tmp = self.final.parent / f".{self.final.name}.tmp-{os.getpid()}"
         self._files: dict[str, IO[str]] = {}
+
+    def prepare(self) -> None:
+        """Refuse a folder that is not an output and remove what killed runs left, before any work is done."""
+        self._refuse_foreign()
+        try:
+            self.final.parent.mkdir(parents=True, exist_ok=True)
+            self._remove_stale()
+        except OSError as err:
+            raise OutputError(f"cannot create {self.final}: {err.strerror or err}") from None
 
     def __enter__(self) -> OutDir:
         self._refuse_foreign()

@@ -21,7 +21,7 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.enumerate.answers import answer_record
-from fsmc.enumerate.output import file_digest, spec_digest
+from fsmc.enumerate.output import file_digest, resolve_spec, spec_digest
 from fsmc.enumerate.trajectories import gui_ops
 from fsmc.formats import load
 from fsmc.semantics import Machine, Move, State, render_template, state_difference
@@ -71,9 +71,13 @@ def _read_manifest(out: Path) -> dict[str, Any]:
 
 def load_checked_spec(out: Path, manifest: dict[str, Any], spec_path: str | None) -> tuple[ir.Spec, str]:
     """The spec named by the manifest (or spec_path), refused when its hash differs from the manifest's."""
-    path = spec_path or manifest["spec"].get("path")
-    if not path:
+    recorded = manifest["spec"].get("path")
+    if not spec_path and not recorded:
         raise VerifyError("the manifest names no spec file; pass --spec")
+    path = spec_path or str(resolve_spec(recorded, out))
+    if not spec_path and not Path(path).is_file():
+        raise VerifyError(f"cannot find the spec {recorded!r} the manifest names (relative to the project of {out}, "
+                          "of the current folder, or to the folder holding it); pass --spec")
     spec = load(path)  # SpecError propagates: the caller prints the diagnostics
     digest = spec_digest(path, spec)
     if digest != manifest["spec"].get("sha256"):

@@ -32,6 +32,7 @@ class Packing:
     words: int
     session_mask: tuple[int, ...]  # per word: the bits of the session fields
     _plans: dict[int, list[_Decoder]] = field(default_factory=dict, repr=False, compare=False)
+    _decoders: dict[int, _Decoder] = field(default_factory=dict, repr=False, compare=False)
 
     def var_fields(self, var: LVar) -> list[Field]:
         return [self.fields[(var.id, i)] for i in range(var.nslots)]
@@ -50,17 +51,37 @@ class Packing:
 
     def unpack(self, words: list[int] | tuple[int, ...]) -> tuple[Any, ...]:
         page = _get(words, self.page)
+        return (page, *[d.decode(words) for d in self._plan(page)])
+
+    def unpack_slots(self, words: list[int] | tuple[int, ...], slots: list[int]) -> tuple[Any, ...]:
+        """The State of `words` with only these slots decoded (and the page); the others read None."""
+        page = _get(words, self.page)
+        plan = self._plan(page)
+        out: list[Any] = [None] * (1 + len(plan))
+        out[0] = page
+        for k in slots:
+            if k > 0:
+                out[k] = plan[k - 1].decode(words)
+        return tuple(out)
+
+    def _plan(self, page: int) -> list[_Decoder]:
         plan = self._plans.get(page)
         if plan is None:
-            plan = self._plans[page] = [_Decoder(self.layout.vars[v], self.var_fields(self.layout.vars[v]))
-                                        for v in self.layout.visible(page)]
-        return (page, *[d.decode(words) for d in plan])
+            plan = self._plans[page] = [self._decoder(v) for v in self.layout.visible(page)]
+        return plan
+
+    def _decoder(self, v: int) -> _Decoder:
+        """One decoder per variable: a session variable's is shared by every page, with its memo."""
+        d = self._decoders.get(v)
+        if d is None:
+            d = self._decoders[v] = _Decoder(self.layout.vars[v], self.var_fields(self.layout.vars[v]))
+        return d
 
 
 class _Decoder:
     """Decodes one variable from state words, remembering each value by its bits (states share most values)."""
 
-    __slots__ = ("var", "fields", "word", "shift", "mask", "memo")
+    __slots__ = ("var", "fields", "word", "shift", "mask", "spans", "memo")
 
     def __init__(self, var: LVar, fields: list[Field]):
         self.var, self.fields = var, fields
@@ -70,12 +91,16 @@ class _Decoder:
         self.word = fields[0].word if one_word else -1
         self.shift = fields[0].shift if one_word else 0
         self.mask = (1 << (fields[-1].shift + fields[-1].bits - fields[0].shift)) - 1 if one_word else 0
+        spans: dict[int, int] = {}  # otherwise: per word, the bits of the variable's fields in it
+        for f in fields:
+            spans[f.word] = spans.get(f.word, 0) | f.mask << f.shift
+        self.spans = tuple(spans.items())
 
     def decode(self, words: list[int] | tuple[int, ...]) -> Any:
         if self.word >= 0:
             key: Any = (words[self.word] >> self.shift) & self.mask
         else:
-            key = tuple(_get(words, f) for f in self.fields)
+            key = tuple([words[w] & m for w, m in self.spans])
         value = self.memo.get(key, _MISSING)
         if value is _MISSING:
             value = self.memo[key] = self.var.decode([_get(words, f) for f in self.fields])

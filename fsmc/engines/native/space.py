@@ -65,6 +65,11 @@ class _Depths:
     def __init__(self, starts: list[int], n: int):
         self._starts, self._n = starts, n
 
+    @property
+    def starts(self) -> list[int]:
+        """The index of the first state of each BFS level."""
+        return self._starts
+
     def __len__(self) -> int:
         return self._n
 
@@ -145,6 +150,16 @@ class NativeStateSpace:
 
     def __len__(self) -> int:
         return self._n
+
+    def word_array(self) -> Any:
+        """Every state's packed words as a read-only numpy array of shape (states, words), shared with C."""
+        import numpy as np
+
+        if not self._n:
+            return np.zeros((0, self._words), dtype=np.uint64)
+        view = np.ctypeslib.as_array(self._state_words).reshape(self._n, self._words)
+        view.flags.writeable = False
+        return view
 
     def words(self, i: int) -> tuple[int, ...]:
         w = self._words

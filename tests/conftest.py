@@ -61,6 +61,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_conformance.py": ("browser", "differential"),
     "test_replay.py": ("browser",),
     "test_export.py": ("browser",),
+    "test_env.py": ("browser",),
+    "test_env_server.py": ("browser",),
     "test_train.py": ("train",),
 }
 """The layers of each test file; a new test file must be added here (collection fails otherwise)."""

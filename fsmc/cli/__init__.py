@@ -25,6 +25,7 @@ COMMANDS = (
     "fsmc.cli.replay",
     "fsmc.cli.export",
     "fsmc.cli.view",
+    "fsmc.cli.serve_env",
 )
 
 

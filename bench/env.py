@@ -1,0 +1,218 @@
+"""Benchmark: the environment against a naive loop in the same run, and a soak through the HTTP server.
+
+    python bench/env.py               # reset and step latency, steps/s with --envs environments, soak 10,000 steps
+    python bench/env.py --quick       # a smaller run of each
+
+The workload is the oracle acting out the shop's shortest positive trajectories. The naive loop is what a
+first script would do: a new browser context and page load per episode, and per step `page.screenshot()`
+then the Playwright action on the element's selector (`page.click` and co., with their actionability
+waits). The soak drives random actions through `fsmc serve-env` from 8 concurrent clients and reports
+leaked contexts, pages and processes and the growth of resident memory (this process and its Chromium).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.replay import naive_op  # noqa: E402
+from fsmc import load  # noqa: E402
+from fsmc.browser import Chromium, Isolation, SiteServer, open_site  # noqa: E402
+from fsmc.codegen import build_site  # noqa: E402
+from fsmc.enumerate import Options, enumerate_spec  # noqa: E402
+from fsmc.env import EnvPool, Site  # noqa: E402
+from fsmc.env.client import AsyncRemoteEnv  # noqa: E402
+from fsmc.env.gym import ActionSpace  # noqa: E402
+from fsmc.env.oracle import Oracle  # noqa: E402
+from fsmc.env.server import Settings  # noqa: E402
+from fsmc.env.serving import ServerThread  # noqa: E402
+
+
+def pct(values: list[float], p: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(p * len(s)))] if s else float("nan")
+
+
+async def fsmc_episodes(pool: EnvPool, trajectories: list[dict[str, Any]], n: int) -> tuple[list[float], list[float], int, float]:
+    """(reset ms, step ms, steps, seconds) with n environments acting out the trajectories between them."""
+    resets: list[float] = []
+    steps: list[float] = []
+    queue = list(trajectories)
+    started = time.perf_counter()
+
+    async def worker(env: Any) -> None:
+        while queue:
+            t = queue.pop()
+            s = time.perf_counter()
+            await env.reset(options={"task": t["task_id"]})
+            resets.append((time.perf_counter() - s) * 1000)
+            oracle = Oracle(t)
+            while (action := await oracle.act(env.page)) is not None:
+                s = time.perf_counter()
+                r = await env.step(action)
+                steps.append((time.perf_counter() - s) * 1000)
+                if r.terminated or r.truncated:
+                    break
+
+    await asyncio.gather(*(worker(env) for env in pool.envs[:n]))
+    return resets, steps, len(steps), time.perf_counter() - started
+
+
+async def naive_episodes(dist: Path, trajectories: list[dict[str, Any]], n: int) -> tuple[list[float], list[float], int, float]:
+    chromium = Chromium()
+    await chromium.start()
+    resets: list[float] = []
+    steps: list[float] = []
+    count = 0
+    queue = list(trajectories)
+    started = time.perf_counter()
+    with SiteServer(dist) as server:
+        iso = Isolation(server.url.rstrip("/"))
+
+        async def worker() -> None:
+            nonlocal count
+            while queue:
+                t = queue.pop()
+                s = time.perf_counter()
+                page = await open_site(chromium.browser, server.url, iso)
+                resets.append((time.perf_counter() - s) * 1000)
+                for move in t["moves"]:
+                    for op in move["gui"]:
+                        s = time.perf_counter()
+                        k = await naive_op(page, op)
+                        if k:
+                            steps.append((time.perf_counter() - s) * 1000 / k)
+                            count += k
+                await page.context.close()
+
+        await asyncio.gather(*(worker() for _ in range(n)))
+    await chromium.close()
+    return resets, steps, count, time.perf_counter() - started
+
+
+def descendants() -> list[int]:
+    """This process's child processes, recursively (Chromium and its helpers)."""
+    parents: dict[int, int] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                parents[int(d)] = int(Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    out, frontier = [], [os.getpid()]
+    while frontier:
+        p = frontier.pop()
+        kids = [c for c, pp in parents.items() if pp == p]
+        out += kids
+        frontier += kids
+    return out
+
+
+def rss_mb(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        try:
+            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+                if line.startswith("VmRSS:"):
+                    total += int(line.split()[1])
+        except OSError:
+            continue
+    return total / 1024
+
+
+async def soak_clients(url: str, episodes: int, steps: int, clients: int) -> tuple[int, int]:
+    queue = list(range(episodes))
+    done = [0, 0]
+
+    async def client(i: int) -> None:
+        env = AsyncRemoteEnv(url, "shop", max_steps=steps)
+        space = ActionSpace(seed=i)
+        try:
+            while queue:
+                e = queue.pop()
+                await env.reset(seed=e)
+                for _ in range(steps):
+                    r = await env.step(space.sample())
+                    done[0] += 1
+                    if r.terminated or r.truncated:
+                        break
+                done[1] += 1
+        finally:
+            await env.close()
+
+    await asyncio.gather(*(client(i) for i in range(clients)))
+    return done[0], done[1]
+
+
+def soak(site: Site, episodes: int, steps: int, clients: int) -> None:
+    settings = Settings(max_steps=steps, lease_s=60)
+    with ServerThread([site], settings) as url:
+        asyncio.run(soak_clients(url, max(8, episodes // 10), steps, clients))  # warm-up
+        import httpx
+
+        def gauges() -> dict[str, float]:
+            text = httpx.get(f"{url}/metrics").text
+            return {ln.split()[0]: float(ln.split()[1]) for ln in text.splitlines() if "{" not in ln}
+
+        procs0, rss0 = len(descendants()), rss_mb([os.getpid(), *descendants()])
+        s = time.perf_counter()
+        n_steps, n_eps = asyncio.run(soak_clients(url, episodes, steps, clients))
+        secs = time.perf_counter() - s
+        g = gauges()
+        procs1, rss1 = len(descendants()), rss_mb([os.getpid(), *descendants()])
+        print(f"soak: {n_steps} steps over {n_eps} episodes, {clients} clients, {secs:.1f} s ({n_steps / secs:.1f} steps/s)")
+        print(f"  after: sessions {g['fsmc_env_sessions']:.0f}, contexts {g['fsmc_env_browser_contexts']:.0f}, "
+              f"pages {g['fsmc_env_browser_pages']:.0f}, processes {procs1 - procs0:+d}, "
+              f"RSS {rss0:.0f} → {rss1:.0f} MB ({(rss1 - rss0) / rss0 * 100:+.1f} %)")
+    print(f"  server stopped: processes left {len(descendants())}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="a small run of each part")
+    parser.add_argument("--episodes", type=int, default=40, help="oracle episodes per side (default 40)")
+    parser.add_argument("--envs", type=int, default=4, help="environments at once for steps/s (default 4)")
+    parser.add_argument("--no-soak", action="store_true")
+    args = parser.parse_args()
+    episodes = 8 if args.quick else args.episodes
+    work = Path(tempfile.mkdtemp(prefix="fsmc-bench-env-"))
+    dist = build_site(load(ROOT / "specs" / "shop.fsm"), work / "sites").dist
+    enumerate_spec(ROOT / "specs" / "shop.fsm", work / "out", Options(per_goal=1, negatives=False))
+    records = [json.loads(x) for x in (work / "out" / "trajectories.jsonl").read_text().splitlines()]
+    shortest = [r for r in records if r["label"] == "shortest"]
+    sample = random.Random(0).sample(shortest, min(episodes, len(shortest)))
+    site = Site.load(dist, work / "out")
+
+    async def measure(n: int) -> tuple[Any, Any]:
+        async with EnvPool([site], n=n) as pool:
+            await fsmc_episodes(pool, sample[:2], 1)  # warm-up: the views of the first states
+            ours = await fsmc_episodes(pool, sample, n)
+        return ours, await naive_episodes(dist, sample, n)
+
+    for n in (1, args.envs):
+        (r, s, k, secs), (nr, ns, nk, nsecs) = asyncio.run(measure(n))
+        print(f"{n} env(s), {len(sample)} episodes:")
+        print(f"  reset ms p50/p95: fsmc {pct(r, .5):.1f}/{pct(r, .95):.1f}  naive {pct(nr, .5):.1f}/{pct(nr, .95):.1f}"
+              f"  ratio {pct(nr, .5) / pct(r, .5):.1f}x")
+        print(f"  step  ms p50/p95: fsmc {pct(s, .5):.1f}/{pct(s, .95):.1f}  naive {pct(ns, .5):.1f}/{pct(ns, .95):.1f}"
+              f"  ratio {pct(ns, .5) / pct(s, .5):.1f}x")
+        print(f"  steps/s: fsmc {k / secs:.1f}  naive {nk / nsecs:.1f}  ratio {(k / secs) / (nk / nsecs):.1f}x"
+              f"  (mean step {statistics.mean(s):.1f} ms)")
+    if not args.no_soak:
+        soak(site, 20 if args.quick else 200, 10 if args.quick else 50, 8)
+
+
+if __name__ == "__main__":
+    main()

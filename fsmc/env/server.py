@@ -1,0 +1,358 @@
+"""The environments over HTTP (FastAPI): sessions leased and reaped, per-operation limits, health and metrics.
+
+Every failure is a JSON error `{"error": code, "message": …}` with a 4xx status (5xx only for a fault
+of the server itself), never a traceback; a session whose request failed stays usable where it can.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hmac
+import json
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+
+from fsmc.backends.protocol import JPEG, EpisodeFailure, ImageFormat
+from fsmc.env.actions import InvalidAction, OffScreen
+from fsmc.env.core import DEFAULT_MAX_STEPS, OBSERVABLES, AsyncFsmcEnv, EpisodeEnded, NotReset, Observation
+from fsmc.env.pool import EnvPool, Site, UnknownSite
+from fsmc.env.tasks import UnknownTask
+
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+OPERATIONS = ("create", "reset", "step", "screenshot")
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+@dataclass
+class Settings:
+    lease_s: float = 120.0  # a session untouched this long is closed
+    max_sessions: int = 64
+    limits: dict[str, int] = field(default_factory=lambda: {"create": 4, "reset": 8, "step": 8, "screenshot": 8})
+    queue_s: float = 30.0  # how long a request may wait for its operation's slot before a 503
+    max_steps: int = DEFAULT_MAX_STEPS
+    image: ImageFormat = JPEG
+    token: str | None = None
+
+
+@dataclass
+class Session:
+    id: str
+    site: str
+    env: AsyncFsmcEnv
+    lease_s: float
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    expires: float = 0.0
+
+    def touch(self) -> None:
+        self.expires = time.monotonic() + self.lease_s
+
+
+class Metrics:
+    """Counters and latency sums by operation, in Prometheus' text format."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.seconds: dict[str, float] = {}
+
+    def observe(self, name: str, seconds: float | None = None) -> None:
+        self.counts[name] = self.counts.get(name, 0) + 1
+        if seconds is not None:
+            self.seconds[name] = self.seconds.get(name, 0.0) + seconds
+
+    def render(self, gauges: dict[str, float]) -> str:
+        lines = [f'fsmc_env_requests_total{{op="{k}"}} {v}' for k, v in sorted(self.counts.items())]
+        lines += [f'fsmc_env_seconds_total{{op="{k}"}} {v:.6f}' for k, v in sorted(self.seconds.items())]
+        lines += [f"fsmc_env_{k} {v}" for k, v in sorted(gauges.items())]
+        return "\n".join(lines) + "\n"
+
+
+class Sessions:
+    """The live sessions: created on a shared pool, leased, reaped when abandoned, closed with their context."""
+
+    def __init__(self, pool: EnvPool, settings: Settings):
+        self.pool, self.settings = pool, settings
+        self.live: dict[str, Session] = {}
+        self.gone: OrderedDict[str, str] = OrderedDict()  # recently ended sessions and why, for a clear 410
+        self.limits = {op: asyncio.Semaphore(n) for op, n in settings.limits.items()}
+        self.metrics = Metrics()
+        self.reaped = 0
+
+    async def slot(self, op: str, work: Callable[[], Awaitable[Any]]) -> Any:
+        """Run `work` within the operation's concurrency limit; a 503 if no slot frees up in time."""
+        sem = self.limits[op]
+        try:
+            await asyncio.wait_for(sem.acquire(), self.settings.queue_s)
+        except TimeoutError:
+            raise ApiError(503, "busy", f"too many {op} requests at once; try again") from None
+        started = time.perf_counter()
+        try:
+            return await work()
+        finally:
+            sem.release()
+            self.metrics.observe(op, time.perf_counter() - started)
+
+    def get(self, sid: str) -> Session:
+        session = self.live.get(sid)
+        if session is None:
+            if sid in self.gone:
+                raise ApiError(410, "session_gone", f"session {sid} {self.gone[sid]}; create a new one")
+            raise ApiError(404, "unknown_session", f"no session {sid}")
+        if session.expires < time.monotonic():
+            raise ApiError(410, "session_gone", f"session {sid} expired (lease {session.lease_s:g} s); create a new one")
+        session.touch()
+        return session
+
+    async def close(self, sid: str, why: str = "was closed") -> bool:
+        session = self.live.pop(sid, None)
+        if session is None:
+            return False
+        self.gone[sid] = why
+        while len(self.gone) > 10_000:
+            self.gone.popitem(last=False)
+        await session.env.close()
+        return True
+
+    async def reap(self) -> None:
+        """Close every session whose lease ran out (run every few seconds)."""
+        now = time.monotonic()
+        for sid in [s.id for s in self.live.values() if s.expires < now and not s.lock.locked()]:
+            self.reaped += 1
+            await self.close(sid, f"expired (lease {self.settings.lease_s:g} s)")
+
+    async def close_all(self) -> None:
+        for sid in list(self.live):
+            await self.close(sid, "was closed when the server stopped")
+
+    def gauges(self) -> dict[str, float]:
+        return {"sessions": len(self.live), "sessions_reaped_total": self.reaped, "browser_contexts": self.pool.contexts(),
+                "browser_pages": self.pool.pages()}
+
+
+def observation_json(obs: Observation, image: ImageFormat) -> dict[str, Any]:
+    out: dict[str, Any] = {"screenshot": base64.b64encode(obs.screenshot).decode(), "format": image.name}
+    if obs.url is not None:
+        out["url"] = obs.url
+    if obs.axtree is not None:
+        out["axtree"] = obs.axtree
+    return out
+
+
+async def body(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    if not raw:
+        return {}
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise ApiError(400, "malformed_json", f"the request body is not JSON: {err}") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "malformed_json", "the request body must be a JSON object")
+    return data
+
+
+def env_options(data: dict[str, Any], settings: Settings) -> tuple[dict[str, Any], int | None, dict[str, Any]]:
+    """(options for the environment, seed, reset options) from a create request."""
+    observe = data.get("observe", ["screenshot"])
+    if not isinstance(observe, list) or not set(observe) <= set(OBSERVABLES):
+        raise ApiError(422, "bad_request", f"`observe` is a list of {', '.join(OBSERVABLES)}")
+    max_steps = data.get("max_steps", settings.max_steps)
+    if not isinstance(max_steps, int) or not 1 <= max_steps <= 10_000:
+        raise ApiError(422, "bad_request", "`max_steps` is an integer from 1 to 10000")
+    seed = data.get("seed")
+    if seed is not None and not isinstance(seed, int):
+        raise ApiError(422, "bad_request", "`seed` is an integer")
+    reset = {"task": data["task"]} if data.get("task") is not None else {}
+    return {"observe": tuple(observe), "max_steps": max_steps}, seed, reset
+
+
+ERRORS: tuple[tuple[type[BaseException], int, str], ...] = (
+    (OffScreen, 422, "off_screen"), (InvalidAction, 422, "invalid_action"), (UnknownTask, 404, "unknown_task"),
+    (UnknownSite, 404, "unknown_site"), (EpisodeEnded, 409, "episode_ended"), (NotReset, 409, "not_reset"),
+    (EpisodeFailure, 502, "episode_failed"))
+
+
+def error_response(err: BaseException) -> JSONResponse:
+    if isinstance(err, ApiError):
+        return JSONResponse({"error": err.code, "message": err.message}, status_code=err.status)
+    for kind, status, code in ERRORS:
+        if isinstance(err, kind):
+            return JSONResponse({"error": code, "message": str(err)}, status_code=status)
+    return JSONResponse({"error": "internal", "message": f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"},
+                        status_code=500)
+
+
+def create_app(sites: list[Site], settings: Settings | None = None) -> FastAPI:
+    """The app serving `sites`; its lifespan starts one Chromium and the reaper, and closes every session at the end."""
+    settings = settings or Settings()
+    state: dict[str, Any] = {}
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        pool = EnvPool(sites, image=settings.image)
+        await pool.start()
+        sessions = state["sessions"] = Sessions(pool, settings)
+        reaper = asyncio.create_task(_reaper(sessions, settings.lease_s))
+        try:
+            yield
+        finally:
+            reaper.cancel()
+            await sessions.close_all()
+            await pool.close()
+
+    app = FastAPI(title="fsmc environments", lifespan=lifespan)
+    _routes(app, state, settings)
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        if settings.token and request.url.path != "/health":
+            given = request.headers.get("authorization", "")
+            if not hmac.compare_digest(given.encode(), f"Bearer {settings.token}".encode()):
+                return JSONResponse({"error": "unauthorized", "message": "send `Authorization: Bearer <token>`"},
+                                    status_code=401)
+        try:
+            return await call_next(request)
+        except Exception as err:  # an error raised outside the route handlers
+            return error_response(err)
+
+    return app
+
+
+async def _reaper(sessions: Sessions, lease_s: float) -> None:
+    while True:
+        await asyncio.sleep(max(0.2, min(5.0, lease_s / 4)))
+        try:
+            await sessions.reap()
+        except Exception:  # a context that would not close: try again next round
+            continue
+
+
+def _routes(app: FastAPI, state: dict[str, Any], settings: Settings) -> None:
+    def sessions() -> Sessions:
+        s: Sessions = state["sessions"]
+        return s
+
+    def api(handler: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+        async def wrapped(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await handler(*args, **kwargs)
+            except Exception as err:
+                return error_response(err)
+
+        wrapped.__name__, wrapped.__doc__ = handler.__name__, handler.__doc__
+        wrapped.__signature__ = __import__("inspect").signature(handler)  # type: ignore[attr-defined]
+        return wrapped
+
+    async def locked(sid: str, op: str, work: Callable[[Session], Awaitable[Any]]) -> Any:
+        session = sessions().get(sid)
+        if session.lock.locked():
+            raise ApiError(409, "busy_session", f"session {sid} is already handling a request; wait for it")
+        async with session.lock:
+            result = await sessions().slot(op, lambda: work(session))
+            session.touch()
+            return result
+
+    @app.get("/health")
+    async def health() -> dict[str, Any]:
+        s = state.get("sessions")
+        up = s is not None and s.pool.chromium.browser is not None and s.pool.chromium.browser.is_connected()
+        return {"status": "ok" if up else "starting", "sessions": len(s.live) if s else 0}
+
+    @app.get("/metrics")
+    async def metrics() -> PlainTextResponse:
+        return PlainTextResponse(sessions().metrics.render(sessions().gauges()))
+
+    @app.get("/sites")
+    async def list_sites() -> dict[str, Any]:
+        return {name: {"tasks": [t.id for t in site.tasks]} for name, site in sessions().pool.sites.items()}
+
+    @app.post("/sessions", status_code=201)
+    @api
+    async def create(request: Request) -> Any:
+        data = await body(request)
+        options, seed, reset = env_options(data, settings)
+        s = sessions()
+
+        async def go() -> tuple[Session, Observation, dict[str, Any]]:
+            env = await s.pool.open(data.get("site"), **options)
+            return await _register(s, env, data.get("site"), seed, reset)
+
+        if len(s.live) >= settings.max_sessions:
+            raise ApiError(429, "too_many_sessions", f"{settings.max_sessions} sessions are open; close one first")
+        session, obs, info = await s.slot("create", go)
+        return JSONResponse({"session": session.id, "site": session.site, "lease_s": session.lease_s,
+                             "observation": observation_json(obs, settings.image), "info": info}, status_code=201)
+
+    @app.post("/sessions/{sid}/reset")
+    @api
+    async def reset(sid: str, request: Request) -> Any:
+        data = await body(request)
+        _, seed, options = env_options({k: v for k, v in data.items() if k in ("seed", "task")}, settings)
+
+        async def go(session: Session) -> dict[str, Any]:
+            obs, info = await session.env.reset(seed=seed, options=options)
+            return {"observation": observation_json(obs, settings.image), "info": info}
+
+        return await locked(sid, "reset", go)
+
+    @app.post("/sessions/{sid}/step")
+    @api
+    async def step(sid: str, request: Request) -> Any:
+        action = await body(request)
+
+        async def go(session: Session) -> dict[str, Any]:
+            r = await session.env.step(action)
+            return {"observation": observation_json(r.observation, settings.image), "reward": r.reward,
+                    "terminated": r.terminated, "truncated": r.truncated, "info": r.info}
+
+        return await locked(sid, "step", go)
+
+    @app.get("/sessions/{sid}/screenshot")
+    @api
+    async def screenshot(sid: str) -> Any:
+        async def go(session: Session) -> Response:
+            shot = await session.env.episode.screenshot()
+            return Response(shot, media_type=f"image/{settings.image.name}")
+
+        return await locked(sid, "screenshot", go)
+
+    @app.delete("/sessions/{sid}")
+    @api
+    async def close(sid: str) -> Any:
+        s = sessions()
+        if not await s.close(sid):
+            s.get(sid)  # says 410 or 404
+        return {"closed": sid}
+
+
+async def _register(s: Sessions, env: AsyncFsmcEnv, site: str | None, seed: int | None,
+                    reset: dict[str, Any]) -> tuple[Session, Observation, dict[str, Any]]:
+    session = Session(secrets.token_urlsafe(12), s.pool.site(site).name, env, s.settings.lease_s)
+    session.touch()
+    s.live[session.id] = session
+    try:
+        obs, info = await env.reset(seed=seed, options=reset)
+    except BaseException:
+        await s.close(session.id, "failed to start")
+        raise
+    return session, obs, info
+
+
+def check_host(host: str, token: str | None) -> None:
+    """Refuse to listen beyond this machine without a token."""
+    if host not in LOOPBACK and not token:
+        raise ValueError(f"listening on {host} needs a token (--token or FSMC_ENV_TOKEN): anyone who reaches the "
+                         "port could drive the browser")

@@ -1,0 +1,132 @@
+"""`fsmc serve-env`: the real server on 127.0.0.1 through the clients; clear errors, leases, isolation, no leaks."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from fsmc.env import EpisodeEnded, InvalidAction, OffScreen, Site, UnknownSite, UnknownTask
+from fsmc.env.client import AsyncRemoteEnv, RemoteEnv, SessionGone
+from fsmc.env.server import Settings, check_host
+from fsmc.env.serving import ServerThread
+
+NOWHERE = {"action": "click", "coordinate": [2, 715]}
+
+
+@pytest.fixture(scope="module")
+def server(shop_site: Path, shop_out: Path) -> Iterator[str]:
+    settings = Settings(lease_s=2.0, max_steps=3, max_sessions=6)
+    with ServerThread([Site.load(shop_site, shop_out)], settings) as url:
+        yield url
+
+
+def gauges(url: str) -> dict[str, float]:
+    text = httpx.get(f"{url}/metrics").text
+    return {line.split()[0]: float(line.split()[1]) for line in text.splitlines() if "{" not in line}
+
+
+def test_health_metrics_and_sites(server: str) -> None:
+    assert httpx.get(f"{server}/health").json()["status"] == "ok"
+    assert "buy/p01" in httpx.get(f"{server}/sites").json()["shop"]["tasks"]
+    assert "fsmc_env_sessions" in httpx.get(f"{server}/metrics").text
+
+
+def test_an_episode_through_the_sync_client(server: str) -> None:
+    env = RemoteEnv(server, "shop", observe=("url",))
+    try:
+        obs, info = env.reset(options={"task": "buy/p01"})
+        assert obs["screenshot"].shape == (720, 1280, 3) and obs["url"] == "/#/home" and info["task"] == "buy/p01"
+        results = [env.step(NOWHERE) for _ in range(3)]
+        assert [r[3] for r in results] == [False, False, True]  # truncated at max_steps
+        with pytest.raises(EpisodeEnded):
+            env.step(NOWHERE)
+        env.reset(options={"task": "buy/p02"})  # the session goes on with another task
+        assert env.step(NOWHERE)[4]["task"] == "buy/p02"
+    finally:
+        env.close()
+
+
+def test_bad_requests_get_clear_errors_and_leave_the_session_intact(server: str) -> None:
+    env = RemoteEnv(server, "shop")
+    try:
+        with pytest.raises(UnknownTask):
+            env.reset(options={"task": "no/such"})
+        assert env.session is None
+        env.reset(options={"task": "buy/p01"})
+        for bad, kind in (({"action": "click", "coordinate": [5000, 5]}, OffScreen), ({"action": "fly"}, InvalidAction),
+                          ({"action": "type", "coordinate": [1, 1]}, InvalidAction)):
+            with pytest.raises(kind):
+                env.step(bad)
+        response = httpx.post(f"{server}/sessions/{env.session}/step", content=b"{not json")
+        assert response.status_code == 400 and response.json()["error"] == "malformed_json"
+        assert env.step(NOWHERE)[4]["step"] == 1  # nothing above counted as a step
+    finally:
+        env.close()
+    with pytest.raises(UnknownSite):
+        RemoteEnv(server, "nosuchsite").reset()
+    for response in (httpx.post(f"{server}/sessions/nope/step", json=NOWHERE), httpx.delete(f"{server}/sessions/nope")):
+        assert response.status_code == 404 and "traceback" not in response.text.lower()
+
+
+def test_abandoned_sessions_are_reaped_and_say_so(server: str) -> None:
+    env = RemoteEnv(server, "shop")
+    env.reset(options={"task": "buy/p01"})
+    contexts = gauges(server)["fsmc_env_browser_contexts"]
+    time.sleep(3.5)  # the lease is 2 s
+    with pytest.raises(SessionGone, match="expired"):
+        env.step(NOWHERE)
+    assert gauges(server)["fsmc_env_browser_contexts"] == contexts - 1
+    env.close()
+
+
+def test_concurrent_sessions_share_nothing_and_leave_nothing(server: str) -> None:
+    async def one(i: int) -> tuple[dict, list[float]]:
+        env = AsyncRemoteEnv(server, "shop", max_steps=50)
+        try:
+            obs, info = await env.reset(options={"task": "buy/p01"})
+            assert obs.screenshot[:2] == b"\xff\xd8"  # a JPEG
+            rewards = [(await env.step(NOWHERE if j % 2 else {"action": "scroll", "coordinate": [640, 360]})).reward
+                       for j in range(4)]
+            return info["state"], rewards
+        finally:
+            await env.close()
+
+    async def many() -> list[tuple[dict, list[float]]]:
+        return list(await asyncio.gather(*(one(i) for i in range(5))))
+
+    before = gauges(server)
+    results = asyncio.run(many())
+    assert all(r == results[0] for r in results)
+    after = gauges(server)
+    assert after["fsmc_env_sessions"] == before["fsmc_env_sessions"] == 0
+    assert after["fsmc_env_browser_contexts"] == before["fsmc_env_browser_contexts"] == 0
+    assert after["fsmc_env_browser_pages"] == 0
+
+
+def test_the_screenshot_endpoint_and_closing(server: str) -> None:
+    created = httpx.post(f"{server}/sessions", json={"site": "shop", "task": "buy/p01"}).json()
+    sid = created["session"]
+    shot = httpx.get(f"{server}/sessions/{sid}/screenshot")
+    assert shot.headers["content-type"] == "image/jpeg" and shot.content == base64.b64decode(created["observation"]["screenshot"])
+    assert httpx.delete(f"{server}/sessions/{sid}").json() == {"closed": sid}
+    gone = httpx.get(f"{server}/sessions/{sid}/screenshot")
+    assert gone.status_code == 410 and gone.json()["error"] == "session_gone"
+
+
+def test_a_token_is_required_beyond_loopback(shop_site: Path, shop_out: Path) -> None:
+    with pytest.raises(ValueError, match="token"):
+        check_host("0.0.0.0", None)
+    check_host("0.0.0.0", "s3cret")
+    with ServerThread([Site.load(shop_site, shop_out)], Settings(token="s3cret")) as url:
+        assert httpx.get(f"{url}/health").status_code == 200
+        denied = httpx.post(f"{url}/sessions", json={"site": "shop"})
+        assert denied.status_code == 401 and denied.json()["error"] == "unauthorized"
+        env = RemoteEnv(url, "shop", token="s3cret")
+        env.reset(options={"task": "buy/p01"})
+        env.close()

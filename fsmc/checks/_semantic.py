@@ -11,6 +11,7 @@ from weakref import WeakKeyDictionary
 from fsmc import ir
 from fsmc.checks.context import CheckContext
 from fsmc.engines import StateSpace
+from fsmc.engines.python import slots_read as engine_slots_read
 from fsmc.semantics import Machine, State, template_names
 
 Evaluator = Callable[[State, tuple[Any, ...]], Any]
@@ -161,40 +162,9 @@ def names_read(spec: ir.Spec) -> set[str]:
     return out
 
 
-def _view_names(page: ir.Page, name: str, out: set[str], seen: set[str]) -> None:
-    """The names a view of the page reads: its where, order keys and page variable, and its source view's."""
-    view = next((v for v in page.views if v.name == name), None)
-    if view is None or name in seen:
-        return
-    seen.add(name)
-    found: set[str] = set()
-    for e in (view.where, *(k.expr for k in view.order), *(k.when for k in view.order)):
-        ir.expr_names(e, found)
-    found.discard(view.alias)
-    out.update(found)
-    if view.page_var:
-        out.add(view.page_var)
-    _view_names(page, view.source, out, seen)
-    for n in found:
-        _view_names(page, n, out, seen)
-
-
 def slots_read(spec: ir.Spec, page: ir.Page | None, expr: ir.Expr, params: tuple[ir.Param, ...]) -> list[int]:
     """The state slots an expression can read (page index included), following the views it uses."""
-    names: set[str] = set()
-    ir.expr_names(expr, names)
-    names -= {p.name for p in params}
-    if page is not None:
-        for n in list(names):
-            _view_names(page, n, names, set())
-    slots = {0}
-    page_vars = {v.name: 1 + len(spec.session) + j for j, v in enumerate(page.vars)} if page else {}
-    session = {v.name: 1 + i for i, v in enumerate(spec.session)}
-    for n in names:
-        slot = page_vars.get(n, session.get(n))
-        if slot is not None:
-            slots.add(slot)
-    return sorted(slots)
+    return engine_slots_read(spec, page, (expr,), params)
 
 
 def representatives(states: list[State], slots: list[int]) -> list[State]:

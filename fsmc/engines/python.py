@@ -81,18 +81,23 @@ def _view_reads(page: ir.Page, name: str, out: set[str], seen: set[str]) -> None
         _view_reads(page, n, out, seen)
 
 
-def reads(machine: Machine, page: ir.Page, exprs: Iterable[ir.Expr], params: tuple[ir.Param, ...]) -> list[int]:
-    """The state slots (page index included) that expressions on a page can read, following views."""
+def slots_read(spec: ir.Spec, page: ir.Page | None, exprs: Iterable[ir.Expr], params: tuple[ir.Param, ...]) -> list[int]:
+    """The state slots (page index included) that expressions on a page (or none) can read, following views."""
     names: set[str] = set()
     for e in exprs:
         ir.expr_names(e, names)
     names -= {p.name for p in params}
-    for n in list(names):
-        _view_reads(page, n, names, set())
-    base = 1 + len(machine.spec.session)
-    page_vars = {v.name: base + j for j, v in enumerate(page.vars)}
-    session = {v.name: 1 + i for i, v in enumerate(machine.spec.session)}
+    if page is not None:
+        for n in list(names):
+            _view_reads(page, n, names, set())
+    page_vars = {v.name: 1 + len(spec.session) + j for j, v in enumerate(page.vars)} if page else {}
+    session = {v.name: 1 + i for i, v in enumerate(spec.session)}
     return sorted({0} | {page_vars.get(n, session.get(n, 0)) for n in names})
+
+
+def reads(machine: Machine, page: ir.Page, exprs: Iterable[ir.Expr], params: tuple[ir.Param, ...]) -> list[int]:
+    """The state slots (page index included) that expressions on a page can read, following views."""
+    return slots_read(machine.spec, page, exprs, params)
 
 
 class _Action:

@@ -112,17 +112,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(layer)
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """Lets test modules start their slowest builds (SPIN's pan for a big model) while the other tests run."""
-    if session.config.option.collectonly:
-        return
-    modules = dict.fromkeys(getattr(item, "module", None) for item in session.items)
-    for module in modules:
-        start = getattr(module, "start_background_builds", None)
-        if start is not None:
-            start([item for item in session.items if getattr(item, "module", None) is module])
-
-
 @pytest.fixture(scope="session")
 def mini_machine() -> Machine:
     return Machine(load(FIXTURES / "mini.fsm"))

@@ -5,8 +5,8 @@ and refs hold their index in domain order, ints their value, optionals 0 for non
 otherwise, sets a bitmask over the element domain, maps one byte per key (0 = absent, else value
 index + 1). Variables of a page other than the current one are held at 0, so SPIN's states are
 exactly the semantics' states. Views are precomputed by the reference semantics as tables over the
-few variables they read and appear as conditional expressions. Each task instance is a macro
-`goal_<task>_<n>` for use in LTL properties.
+few variables they read, written once as C arrays outside the state vector. Each task instance is a
+macro `goal_<task>_<n>` for use in LTL properties.
 
     spin -a model.pml && gcc -O2 -DBFS -DSAFETY -DNOREDUCE -o pan pan.c && ./pan
 """
@@ -17,7 +17,7 @@ import re
 
 from fsmc import ir
 from fsmc.engines.native.encoding import LoweringError, LVar
-from fsmc.engines.native.lexpr import VD, B, Cond, K, LExpr, Pop, Pre, Tab, U, V, reads
+from fsmc.engines.native.lexpr import VD, B, Cond, K, LExpr, Pop, Pre, Tab, U, V, has_checked_table, reads
 from fsmc.engines.native.lower import LModel, LMove, LUpdate, ModelBuilder
 from fsmc.engines.native.model import lower
 from fsmc.semantics import CompileError, Machine, format_value
@@ -26,16 +26,25 @@ MAX_SET = 31  # bits of a Promela int usable as a mask
 
 
 class _Renderer:
-    """Renders lexpr trees as Promela expressions; table indices become #define macros."""
+    """Renders lexpr trees as Promela expressions.
+
+    A precomputed table is written once, as a static C array (`c_decl`), and read where it is used
+    with `c_expr { T3[...] }`, its index in C: the array lies outside SPIN's state vector, so it never
+    tells two states apart, and pan.c stays small. LTL formulas cannot hold C code, so the goal
+    macros (`trees=True`) write tables as conditional expressions instead, and table indices there
+    become #define macros.
+    """
 
     def __init__(self, model: LModel):
         self.model = model
         self.vars = model.layout.vars
         self.index_macros: dict[LExpr, str] = {}
         self.definitions: list[str] = []
+        self.arrays: set[int] = set()  # the tables read from C arrays
         self.context = ""  # the move or goal being written, for error messages
         self.expansion: dict[str, int] = {}
-        self.pre: list[str] = []  # how Pre(i) renders in the move being written
+        self.pre: list[LExpr | str] = []  # how Pre(i) renders in the move being written: an expression, or a temp
+        self.trees = False
 
     def expr(self, e: LExpr) -> str:
         if isinstance(e, K):
@@ -59,10 +68,63 @@ class _Renderer:
             return f"({self.expr(e.test)} -> {self.expr(e.then)} : {self.expr(e.other)})"
         if isinstance(e, Pop):
             m = self.expr(e.mask)
-            return "(" + " + ".join(f"(({m} >> {i}) & 1)" for i in range(e.bits)) + ")" if e.bits else "0"
+            return _popcount(m, e.bits)
         if isinstance(e, Pre):
-            return self.pre[e.index]
-        return self.table(e)
+            pre = self.pre[e.index]
+            return pre if isinstance(pre, str) else self.expr(pre)
+        if self.trees:
+            return self.table(e)
+        return f"c_expr {{ {self.c(e)} }}"
+
+    def c(self, e: LExpr) -> str:
+        """The expression in C, as pan.c reads the state (`now.x`), for the inside of a c_expr."""
+        if isinstance(e, K):
+            return str(e.value)
+        if isinstance(e, V):
+            if e.var < 0:
+                return "now.page"
+            name = self.vars[e.var].name
+            return f"now.{name}" if e.slot is None else f"now.{name}[{e.slot}]"
+        if isinstance(e, VD):
+            return f"now.{self.vars[e.var].name}[{self.c(e.idx)}]"
+        if isinstance(e, B):
+            return f"({self.c(e.left)} {e.op} {self.c(e.right)})"
+        if isinstance(e, U):
+            return f"({e.op}{self.c(e.operand)})"
+        if isinstance(e, Cond):
+            return f"({self.c(e.test)} ? {self.c(e.then)} : {self.c(e.other)})"
+        if isinstance(e, Pop):
+            return _popcount(self.c(e.mask), e.bits)
+        if isinstance(e, Pre):
+            pre = self.pre[e.index]
+            return f"now.{pre}" if isinstance(pre, str) else self.c(pre)
+        self.arrays.add(e.table)
+        idx = self.c(e.idx)
+        if len(self.model.tables[e.table]) <= CHUNK:
+            return f"T{e.table}[{idx}]"
+        return f"T{e.table}[{idx} >> {CHUNK.bit_length() - 1}][{idx} & {CHUNK - 1}]"  # (SPIN takes a call for a side effect)
+
+    def c_arrays(self) -> list[str]:
+        """The c_decl blocks that define the tables the moves read.
+
+        SPIN takes at most 64 KiB of text in one c_decl, so a table longer than CHUNK entries is
+        written in chunks of CHUNK, one c_decl each, under an array of pointers to its chunks.
+        """
+        if not self.arrays:
+            return []
+        out = ["", "/* tables: views and other derived values, precomputed by fsmc; outside the state vector */"]
+        for t in sorted(self.arrays):
+            values = self.model.tables[t]
+            lo, hi = min(values, default=0), max(values, default=0)
+            ctype = "signed char" if lo >= -128 and hi <= 127 else "short" if lo >= -32768 and hi <= 32767 else "int"
+            chunks = [values[i:i + CHUNK] for i in range(0, len(values), CHUNK)] or [()]
+            if len(chunks) == 1:
+                out.append(f"c_decl {{ static const {ctype} T{t}[{max(len(values), 1)}] = {{{_ints(values or (0,))}}}; }}")
+                continue
+            out += [f"c_decl {{ static const {ctype} T{t}_{k}[{len(c)}] = {{{_ints(c)}}}; }}" for k, c in enumerate(chunks)]
+            out.append(f"c_decl {{ static const {ctype} *const T{t}[{len(chunks)}] = {{"
+                       + ", ".join(f"T{t}_{k}" for k in range(len(chunks))) + "}; }")
+        return out
 
     def table(self, e: Tab) -> str:
         values = self.model.tables[e.table]
@@ -76,8 +138,8 @@ class _Renderer:
                 runs.append((i, v))
         if 2 * len(runs) * self.expanded_length(idx) > MAX_EXPANSION:
             raise LoweringError(f"{self.context}: a precomputed table of {len(values)} entries ({len(runs)} runs) over another "
-                                "table is too large to write as Promela expressions; the native explorer "
-                                "handles this spec")
+                                "table is too large to write as a Promela expression, which an LTL formula needs; "
+                                "the native explorer handles this spec")
         return self._tree(runs, idx)
 
     def _tree(self, runs: list[tuple[int, int]], idx: str) -> str:
@@ -105,25 +167,42 @@ class _Renderer:
         return self.definitions
 
 
+CHUNK = 4096  # entries of a table per c_decl: "-32768, " is 8 characters, and SPIN reads 64 KiB at most
+
+
+def _ints(values: tuple[int, ...] | list[int]) -> str:
+    return ", ".join(map(str, values))
+
+
+def _popcount(mask: str, bits: int) -> str:
+    return "(" + " + ".join(f"(({mask} >> {i}) & 1)" for i in range(bits)) + ")" if bits else "0"
+
+
 _MACRO = re.compile(r"\bIDX_\d+\b")
 MAX_EXPANSION = 4_000_000  # characters of one expression after macro expansion
 
 
-def _checked(e: LExpr) -> bool:
-    if isinstance(e, Tab):
-        return e.checked or _checked(e.idx)
-    children: list[LExpr] = []
+def _promela_reads(e: LExpr, pre: tuple[LExpr, ...] | None) -> set[int]:
+    """The variables an expression of a move reads in Promela, outside the c_expr of its tables.
+
+    `pre`: the move's pre-state values where Pre(i) is written out, None where it reads a temp.
+    """
+    if isinstance(e, V):
+        return {e.var}
+    if isinstance(e, VD):
+        return {e.var} | _promela_reads(e.idx, pre)
+    if isinstance(e, Pre):
+        return _promela_reads(pre[e.index], pre) if pre is not None else set()
+    children: tuple[LExpr, ...] = ()
     if isinstance(e, B):
-        children = [e.left, e.right]
+        children = (e.left, e.right)
     elif isinstance(e, U):
-        children = [e.operand]
+        children = (e.operand,)
     elif isinstance(e, Cond):
-        children = [e.test, e.then, e.other]
-    elif isinstance(e, VD):
-        children = [e.idx]
+        children = (e.test, e.then, e.other)
     elif isinstance(e, Pop):
-        children = [e.mask]
-    return any(_checked(c) for c in children)
+        children = (e.mask,)
+    return set().union(*(_promela_reads(c, pre) for c in children))  # K and Tab: none
 
 
 # ---------------------------------------------------------------- declarations
@@ -199,7 +278,7 @@ class _MoveWriter:
             out += [f"_t{i} = {self.r.expr(e)}" for i, e in enumerate(mv.pre)]
             self.r.pre = [f"_t{i}" for i in range(len(mv.pre))]
         else:
-            self.r.pre = [self.r.expr(e) for e in mv.pre]
+            self.r.pre = list(mv.pre)
         for u in mv.updates:
             out += self.update(u, mv)
         if mv.nav is not None:
@@ -216,7 +295,7 @@ class _MoveWriter:
         out = [f"{target} = {self.r.expr(u.value)}"]
         if u.check is not None:
             out.append(f"assert({u.check[0]} <= {target} && {target} <= {u.check[1]})")
-        if _checked(u.value):
+        if has_checked_table(u.value):
             out.append(f"assert({target} >= 0)")
         return out
 
@@ -267,6 +346,8 @@ def render(model: LModel, goals: bool = True) -> str:
         # scratch for right-hand sides read before any update; back to 0 at the end of every move,
         # so it never tells two states apart (SPIN's BFS does not accept hidden variables)
         lines += ["", "int " + ", ".join(f"_t{i}" for i in range(writer.temps)) + ";"]
+    lines += r.c_arrays()
+    r.trees = True
     goal_lines = _goals(model, r) if goals else []
     macros = r.macros()
     if macros:
@@ -284,9 +365,13 @@ def _keep_read(model: LModel) -> list[str]:
     """
     read: set[int] = set()
     for mv in model.moves:
-        exprs = [mv.guard, *mv.pre, *(u.value for u in mv.updates),
+        exprs = [mv.guard, *(u.value for u in mv.updates),
                  *(u.slot for u in mv.updates if u.slot is not None and not isinstance(u.slot, int))]
-        read |= {v for e in exprs for v, _ in reads(e)}
+        with_temps = bool({u.var for u in mv.updates} & {v for e in mv.pre for v, _ in reads(e)})
+        if with_temps:  # the pre-state values are copied to temps in Promela (see _MoveWriter.statements)
+            exprs += mv.pre
+        pre = None if with_temps else tuple(mv.pre)
+        read |= {v for e in exprs for v in _promela_reads(e, pre)}
         if mv.nav is not None:
             read |= {src for dst, src in mv.nav.carry if dst != src}  # a carry onto itself writes no copy
     unread = [var for var in model.layout.vars if var.id not in read]

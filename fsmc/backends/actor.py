@@ -9,6 +9,7 @@ Every backend whose episodes are pages in Chromium acts through this class.
 from __future__ import annotations
 
 import base64
+import functools
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -53,6 +54,16 @@ IMAGES_JS = """() => Promise.all([...document.images].map((img) => (img.complete
   img.addEventListener('error', done, {once: true});
 })).then(() => img.decode().catch(() => null))))"""
 
+
+
+@functools.cache
+def _settled(report: str | None) -> str:
+    """IMAGES_JS, then `report` (a JS function) if given: its result."""
+    if report is None:
+        return IMAGES_JS
+    return f"async () => {{ await ({IMAGES_JS})(); return ({report})(); }}"
+
+
 SCROLL_JS = "() => [Math.round(scrollY), Math.max(0, document.documentElement.scrollHeight - innerHeight)]"
 
 
@@ -82,13 +93,17 @@ class Actor:
         shot = await self._cdp.send("Page.captureScreenshot", self.params)
         return base64.b64decode(shot["data"])
 
-    async def settle(self) -> None:
-        """Let the page come to rest after a move (or a jump): time passes, the mouse leaves the page."""
+    async def settle(self, report: str | None = None) -> Any:
+        """Let the page come to rest after a move (or a jump): time passes, the mouse leaves the page.
+
+        `report`: a JS function whose result is returned, called once the images are in (one round trip for both).
+        """
         if self.fake_time:
             await self.page.clock.run_for(SETTLE_MS)
         await self.page.mouse.move(0, 0)
-        await self.page.evaluate(IMAGES_JS)
+        result = await self.page.evaluate(_settled(report))
         self.pristine = True
+        return result
 
     async def visible(self, testid: str | None) -> bool:
         return bool(testid) and bool(await self.page.evaluate(VISIBLE_JS, testid))

@@ -122,8 +122,10 @@ class Hasher(Protocol):
 class Episode(Protocol):
     """One agent's view of a backend: a state, acted on one operation at a time."""
 
-    async def reset(self, state: Mapping[str, Any] | None = None) -> None:
-        """Put the episode in `state` (JSON form; None: the initial state), settled."""
+    async def reset(self, state: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Put the episode in `state` (JSON form; None: the initial state), settled, nothing focused or selected;
+        the state it then shows (what `state()` would answer, read in the same round trip where the backend can)."""
+        ...
 
     async def perform(self, op: Op, capture: Capture = Capture.EVERY) -> list[Step]:
         """Do one operation as an agent would; the steps it took (a scroll may take several, a wait none).

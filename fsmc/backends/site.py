@@ -14,7 +14,12 @@ from fsmc.backends.actor import Actor
 from fsmc.backends.protocol import JPEG, Backend, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
 from fsmc.browser import Chromium, Isolation, SiteServer, open_site
 
-RESET_JS = "(s) => window.__fsmc.reset(s)"
+# nothing stays focused or selected from before the reset: a settled page is a function of its state alone
+RESET_JS = """(s) => {
+  if (document.activeElement) document.activeElement.blur();
+  getSelection().removeAllRanges();
+  window.__fsmc.reset(s);
+}"""
 STATE_JS = "() => window.__fsmc.state()"
 ENABLED_JS = "() => window.__fsmc.enabled()"
 
@@ -32,14 +37,21 @@ class SiteEpisode:
         except Exception as err:  # Playwright's own Error: the page crashed or left the site
             raise EpisodeFailure("navigation_failed", f"the harness did not answer: {str(err).splitlines()[0]}") from None
 
-    async def reset(self, state: Mapping[str, Any] | None = None) -> None:
-        """Through the harness, without a page load (the site is loaded again if the page was lost)."""
+    async def reset(self, state: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Through the harness, without a page load (the site is loaded again if the page was lost).
+
+        Three round trips to the browser: the reset, the clock, and the state read once the images are in.
+        """
         try:
             await self._harness(RESET_JS, state)
         except EpisodeFailure:
             await self.page.goto(self.url, wait_until="load")
             await self._harness(RESET_JS, state)
-        await self.actor.settle()
+        try:
+            shown: dict[str, Any] = await self.actor.settle(STATE_JS)
+        except Exception as err:  # Playwright's own Error: the page crashed or left the site
+            raise EpisodeFailure("navigation_failed", f"the harness did not answer: {str(err).splitlines()[0]}") from None
+        return shown
 
     async def perform(self, op: Op, capture: Capture = Capture.EVERY) -> list[Step]:
         return await self.actor.perform(op, capture)

@@ -20,6 +20,7 @@ CHROMIUM_ARGS = [
     "--disable-smooth-scrolling",
     "--hide-scrollbars",
     "--font-render-hinting=none",
+    "--disable-frame-rate-limit",
 ]
 HARNESS_READY = "() => window.__fsmc !== undefined"
 

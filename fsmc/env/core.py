@@ -28,7 +28,6 @@ DEFAULT_MAX_STEPS = 30
 ACTION_TIMEOUT_S = 10.0  # an action that takes longer is abandoned and the page put back: nothing hangs
 MAX_VIEWS = 512
 # Nothing the agent did may show in the next episode's first view: a focused field keeps its caret and ring.
-UNFOCUS_JS = "() => { if (document.activeElement) document.activeElement.blur(); getSelection().removeAllRanges(); }"
 
 
 class EpisodeEnded(RuntimeError):
@@ -117,13 +116,10 @@ class AsyncFsmcEnv:
         task = self.pick(seed, options)
         self.task, self.steps, self.done = task, 0, False
         self._state = self.machine.from_json(task.initial)
-        if self.page is not None:
-            if not self._prepared:
-                await pointer.prepare(self.page)
-                self._prepared = True
-            await self.page.evaluate(UNFOCUS_JS)
-        await self.episode.reset(task.initial)
-        shown = await self.episode.state()
+        if self.page is not None and not self._prepared:
+            await pointer.prepare(self.page)
+            self._prepared = True
+        shown = await self.episode.reset(task.initial)
         if shown != task.initial:
             raise EpisodeFailure("state_diverged", f"the page did not take the initial state of {task.id}")
         self.last = await self.observation(settled=True)

@@ -62,6 +62,44 @@ def test_value_expr_has_a_meaning(spec: ir.Spec) -> None:
     assert (value("ACT_TYPE_SUBJECT"), value("ACT_PICK_DUE"), value("ACT_SET_PRIORITY")) == ("input_text", "NOW", "high")
 
 
+def _with_action(data: dict[str, Any], schema: dict[str, str], action: dict[str, Any]) -> tuple[ir.Spec, list[str]]:
+    """The fixture with fields and one more action on NEW_TICKET: the imported spec and its W009 messages."""
+    changed = copy.deepcopy(data)
+    changed["pages"][1]["signature_schema"].update(schema)
+    changed["pages"][1]["actions"].insert(0, {"id": "ACT_EXTRA", "is_navigation": False, "parameters": {},
+                                             "gui_procedure": [{"op": "click", "selector": "#extra"}]} | action)
+    spec, warnings = read_fsm_json(changed, "extra.json")
+    return spec, [d.message for d in warnings]
+
+
+def test_value_expr_joining_boolean_fields(data: dict[str, Any]) -> None:
+    spec, _ = _with_action(data, {"ready": "boolean"}, {"preconditions": [], "effects": [
+        {"op": "set", "path": "$.ready", "value_expr": "$.captcha_passed && !($.ready || $.captcha_passed)"}]})
+    assert expr_to_fsm(_action(spec, "NEW_TICKET", "ACT_EXTRA").effects[0].value) == (
+        "captcha_passed == true and not (ready == true or captcha_passed == true)")
+
+
+def test_value_expr_summing_a_column_of_data(data: dict[str, Any]) -> None:
+    spec, warnings = _with_action(data, {"total": "number"}, {"preconditions": [], "effects": [
+        {"op": "set", "path": "$.total", "value_expr": "sum($.tickets[*].cost)"}]})
+    assert _action(spec, "NEW_TICKET", "ACT_EXTRA").effects[0].value == ir.Lit(value=60)
+    table = spec.table("tickets")
+    cost = [c.name for c in table.columns].index("cost")
+    assert table.columns[cost].type == "num" and [r[cost] for r in table.rows] == [10, 20, 30]
+    assert any("sum of column c over x's 3 fixed sample rows" in m for m in warnings)
+
+
+def test_conditions_on_data_are_decided_against_its_rows(data: dict[str, Any]) -> None:
+    some = {"path": "$.tickets", "cond": "length_gt", "value": 0}
+    spec, warnings = _with_action(data, {}, {"preconditions": [some], "effects": []})
+    assert _requires(spec, "NEW_TICKET", "ACT_EXTRA") == []  # three rows: more than 0
+    assert any("decided against the 3 fixed rows" in m for m in warnings)
+    spec, warnings = _with_action(data, {}, {"preconditions": [some | {"value": 3}], "effects": []})
+    assert "ACT_EXTRA" not in {a.name for a in spec.page("NEW_TICKET").actions}  # never enabled: left out
+    assert any(m.startswith("pages[1].actions[0]: action 'NEW_TICKET.ACT_EXTRA' is never enabled") and "left out" in m
+               for m in warnings)
+
+
 def test_interceptor_field_gates_the_page(spec: ir.Spec) -> None:
     assert _requires(spec, "HOME", "ACT_ALLOW_LOCATION") == []
     assert _requires(spec, "HOME", "ACT_FILTER_OPEN") == ["location_permission_granted != none"]
@@ -106,9 +144,14 @@ def test_decisions_are_warnings_and_the_world_checks_clean() -> None:
 @pytest.mark.parametrize(("edit", "message"), [
     (lambda d: d["pages"][1]["actions"][1]["effects"][0].update(value_expr="$.due + 1"),
      "pages[1].actions[1].effects[0].value_expr: value_expr '$.due + 1' has no meaning in fsmc"),
-    (lambda d: d["pages"][0]["actions"][1]["preconditions"].append({"path": "$.tickets", "cond": "length_gt",
-                                                                      "value": 0}),
-     "pages[0].actions[1].preconditions[0]: $.tickets is an array<object> field"),
+    (lambda d: d["pages"][1]["actions"][0]["preconditions"].append({"path": "$.tickets", "cond": "eq", "value": []}),
+     "pages[1].actions[0].preconditions[0]: cond 'eq' on array<object> field 'tickets'"),
+    (lambda d: d["pages"][1]["actions"][3].update(effects=[{"op": "set", "path": "$.captcha_passed",
+                                                             "value_expr": "$.captcha_passed && $.subject"}]),
+     "pages[1].actions[3].effects[0].value_expr: value_expr '$.captcha_passed && $.subject' is not boolean fields"),
+    (lambda d: d["pages"][1]["actions"][1]["effects"][0].update(value_expr="$.captcha_passed && $.captcha_passed"),
+     "pages[1].actions[1].effects[0]: value_expr '$.captcha_passed && $.captcha_passed' gives true or false, but "
+     "field 'due' is string"),
     (lambda d: d["pages"][0]["actions"][1]["effects"].append({"op": "clear", "path": "$.location_permission_granted"}),
      "pages[0].actions[1].effects[1]: clear on 'location_permission_granted' gives null when it is null"),
 ])

@@ -9,8 +9,8 @@ from fsmc import ir
 from fsmc.diagnostics import Diagnostic
 from fsmc.formats.awm_conventions import add_conventions
 from fsmc.formats.awm_effects import normalise_effects
-from fsmc.formats.awm_import import Act, DataField, Field, Importer, fsmc_name
-from fsmc.formats.awm_reach import demote_unreachable_terminals
+from fsmc.formats.awm_import import SAMPLE_ROWS, Act, DataField, Field, Importer, fsmc_name
+from fsmc.formats.awm_reach import settle_reach
 
 __all__ = ["build_spec", "import_fsm_json"]
 
@@ -23,7 +23,6 @@ NONE = ir.Lit(value=None)
 _CLEARING_KEYS = ("Control+A", "Meta+A", "Control+a", "Meta+a", "Delete", "Backspace")
 _KEYS = {"ctrl": "Control", "control": "Control", "cmd": "Meta", "command": "Meta", "win": "Meta", "esc": "Escape",
          "del": "Delete", "return": "Enter", "alt": "Alt", "option": "Alt", "shift": "Shift", "space": "Space"}
-SAMPLE_ROWS = 3
 UNFILLED = ("a GUI placeholder that names no parameter or field is typed as its name, without braces (their "
             "gui_mapping.py leaves it unfilled)")
 
@@ -52,6 +51,9 @@ def _length_gt(imp: Importer, f: Field, n: int) -> ir.Expr | None:
 
 def _condition(imp: Importer, c: dict[str, JSON], act: Act, where: str) -> ir.Expr | None:
     """One of their preconditions as an expression; None when it always holds (exists on a non-null field)."""
+    data = imp.data_name(c.get("path"))
+    if data is not None:
+        return _data_condition(imp, c, data, where)
     f = imp.field_of(c["path"], act, where)
     if f is None:
         return None
@@ -71,7 +73,66 @@ def _condition(imp: Importer, c: dict[str, JSON], act: Act, where: str) -> ir.Ex
     return ir.Binary(op="and", left=ir.Binary(op="!=", left=x, right=NONE), right=test)  # null never compares
 
 
+DATA_COND = (f"a condition on an array<object> field is decided against the {SAMPLE_ROWS} fixed rows of its table "
+             f"(length_gt n holds when n < {SAMPLE_ROWS}; exists and not_null hold), as the page always shows them "
+             "(their BFS writes null into such fields, so it never enables these actions)")
+
+
+def _data_condition(imp: Importer, c: dict[str, JSON], data: str, where: str) -> ir.Expr | None:
+    """A precondition on data the page shows: decided now, against the table's fixed rows."""
+    cond, value = c.get("cond"), c.get("value")
+    if cond in ("exists", "not_null"):
+        imp.decide(DATA_COND, where)
+        return None
+    if cond == "length_gt" and isinstance(value, int) and not isinstance(value, bool):
+        imp.decide(DATA_COND, where)
+        return None if value < SAMPLE_ROWS else ir.Lit(value=False)
+    imp.report(where, f"cond {cond!r} on array<object> field '{data}': only length_gt, exists and not_null can be "
+                      "decided against its fixed rows", hint="test a scalar field instead")
+    return None
+
+
 # ---------------------------------------------------------------- effects
+
+
+def _test(imp: Importer, text: str, act: Act, where: str) -> ir.Expr | None:
+    """`$.a && !($.b || $.c)` over boolean fields as an expression (null is false, as in JavaScript)."""
+    tokens = re.findall(r"\$\.\w+|&&|\|\||!|\(|\)", text)
+    pos = 0
+
+    def peek() -> str | None:
+        return tokens[pos] if pos < len(tokens) else None
+
+    def take() -> str:
+        nonlocal pos
+        pos += 1
+        return tokens[pos - 1]
+
+    def binary(op: str, sub: Any) -> ir.Expr | None:
+        left = sub()
+        while left is not None and peek() == op:
+            take()
+            right = sub()
+            left = None if right is None else ir.Binary(op="and" if op == "&&" else "or", left=left, right=right)
+        return left
+
+    def unary() -> ir.Expr | None:
+        tok = take() if peek() is not None else ")"
+        if tok == "!":
+            inner = unary()
+            return None if inner is None else ir.Unary(op="not", operand=inner)
+        if tok == "(":
+            inner = binary("||", lambda: binary("&&", unary))
+            return inner if take() == ")" else None
+        f = imp.field_of(tok, act, where) if tok.startswith("$.") else None
+        if f is None or f.base != "boolean":
+            return None
+        return ir.Binary(op="==", left=ir.Name(id=f.name), right=ir.Lit(value=True))
+
+    expr = binary("||", lambda: binary("&&", unary))
+    return expr if expr is not None and pos == len(tokens) else None
+
+
 
 
 def _effect(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> ir.Effect | None:
@@ -84,7 +145,14 @@ def _effect(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> ir.Effec
         return None if by == 0 else ir.Effect(op="inc" if by > 0 else "dec", var=f.name, value=ir.Lit(value=abs(by)))
     if op == "clear":
         return ir.Effect(op="clear", var=f.name)
-    value = imp.operand(e["value_ref"], f, act, where) if "value_ref" in e else imp.lit(e.get("value"))
+    if "value_test" in e:
+        value = _test(imp, e["value_test"], act, where)
+        if value is None:
+            imp.report(f"{where}.value_expr", f"value_expr {e['value_test']!r} is not boolean fields of the page "
+                                             "joined by && || ! and parentheses")
+            return None
+    else:
+        value = imp.operand(e["value_ref"], f, act, where) if "value_ref" in e else imp.lit(e.get("value"))
     return ir.Effect(op="assign" if op == "set" else "add", var=f.name, value=value)
 
 
@@ -227,9 +295,12 @@ def _views(imp: Importer, page: str) -> tuple[ir.View, ...]:
 def _table(d: DataField) -> ir.Table:
     """Sample rows for an array<object> field (the file gives none: their BFS starts the field at null)."""
     noun = d.name.rstrip("s") or d.name
-    rows = tuple(tuple(f"{noun}-{k}" if c == "id" else f"{c.replace('_', ' ').capitalize()} {k}" for c in d.columns)
-                 for k in range(1, SAMPLE_ROWS + 1))
-    return ir.Table(name=d.name, key="id", columns=tuple(ir.Column(name=c, type="str") for c in d.columns), rows=rows)
+    def cell(c: str, k: int) -> str | int:
+        return 10 * k if c in d.numbers else f"{noun}-{k}" if c == "id" else f"{c.replace('_', ' ').capitalize()} {k}"
+
+    rows = tuple(tuple(cell(c, k) for c in d.columns) for k in range(1, SAMPLE_ROWS + 1))
+    columns = tuple(ir.Column(name=c, type="num" if c in d.numbers else "str") for c in d.columns)
+    return ir.Table(name=d.name, key="id", columns=columns, rows=rows)
 
 
 def _page(imp: Importer, raw: dict[str, JSON], acts: list[Act], where: str) -> ir.Page:
@@ -285,5 +356,5 @@ def import_fsm_json(data: dict[str, JSON], file: str) -> tuple[ir.Spec, list[Dia
     spec = build_spec(imp, meta, pages)
     imp.stop_if_problems()
     spec = add_conventions(imp, spec, pages)
-    spec = demote_unreachable_terminals(imp, spec)
+    spec = settle_reach(imp, spec)
     return spec, imp.warnings()

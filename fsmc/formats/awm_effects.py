@@ -10,18 +10,20 @@ import json
 import re
 from typing import Any
 
-from fsmc.formats.awm_import import Act, Field, Importer, fsmc_name
+from fsmc.formats.awm_import import SAMPLE_ROWS, Act, Field, Importer, fsmc_name
 
 __all__ = ["normalise_effects"]
 
 JSON = Any
 _CALL = re.compile(r"([A-Za-z_]\w*)\(\s*\)")
 _PARAM = re.compile(r"\{\s*(\w+)\s*\}")
+_TEST = re.compile(r"[\s()!]*\$\.\w+[\s)]*((&&|\|\|)[\s()!]*\$\.\w+[\s)]*)+")  # $.a && !($.b || $.c)
+_SUM = re.compile(r"sum\(\s*\$\.(\w+)\[\*\]\.(\w+)\s*\)")
 _ZERO = {"boolean": False, "integer": 0, "number": 0}
 _NON_NULL_CONDS = ("neq", "not_null", "gt", "gte", "lt", "lte", "length_gt")
 
-DATA = ("effects on array<object> fields change data, which is fixed in fsmc: the effect is left out (nothing "
-        "reads these fields, so no move changes)")
+DATA = ("effects on array<object> fields change data, which is fixed in fsmc: the effect is left out (a condition "
+        "on such a field is decided against the fixed rows, so no move changes)")
 CLEAR = ("clear follows bfs_action.py (bfs.py would write []): by the current value, a string or null becomes null, "
          "a boolean false, a number 0, an array []")
 EXPR_PARAM = ("value_expr \"{p}\" sets the parameter's value, as value_ref does (both their BFS tools ignore "
@@ -29,6 +31,10 @@ EXPR_PARAM = ("value_expr \"{p}\" sets the parameter's value, as value_ref does 
 EXPR_UNFILLED = ("value_expr \"{p}\" naming no parameter sets the symbolic value \"p\", the text the GUI types for "
                  "the same placeholder (both their BFS tools ignore value_expr and write null)")
 EXPR_LIT = "value_expr holding a JSON literal sets that literal (both their BFS tools ignore value_expr and write null)"
+EXPR_TEST = ("value_expr combining boolean fields with &&, || and ! sets their value as JavaScript would compute it, "
+             "null counting as false (both their BFS tools ignore value_expr and write null)")
+EXPR_SUM = (f"value_expr sum($.x[*].c) over an array<object> field x sets the sum of column c over x's {SAMPLE_ROWS} "
+            "fixed sample rows, whose c is 10, 20, 30, ... (both their BFS tools ignore value_expr and write null)")
 EXPR_CALL = ("value_expr \"f()\" (gen_id(), now()) sets the symbolic value \"F\", as \"{ITEM_ANY}\" stands for any "
              "item (both their BFS tools ignore value_expr and write null)")
 
@@ -50,6 +56,16 @@ def _expr_value(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> dict
             return {**base, "value": p.group(1)}
         imp.decide(EXPR_PARAM, where)
         return {**base, "value_ref": text.strip()}
+    if _TEST.fullmatch(text.strip()):
+        imp.decide(EXPR_TEST, where)
+        return {**base, "value_test": text.strip()}
+    if (m := _SUM.fullmatch(text.strip())) is not None and fsmc_name(m.group(1)) in imp.data_fields:
+        data, column = imp.data_fields[fsmc_name(m.group(1))], fsmc_name(m.group(2))
+        if column not in data.columns:
+            data.columns.append(column)
+        data.numbers.add(column)
+        imp.decide(EXPR_SUM, where)
+        return {**base, "value": sum(10 * k for k in range(1, SAMPLE_ROWS + 1))}
     if (m := _CALL.fullmatch(text.strip())) is not None:
         imp.decide(EXPR_CALL, where)
         return {**base, "value": m.group(1).upper()}
@@ -59,7 +75,8 @@ def _expr_value(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> dict
         value = ...
     if value is ... or isinstance(value, (dict, list)):
         imp.report(f"{where}.value_expr", f"value_expr {text!r} has no meaning in fsmc: it takes a parameter "
-                   "\"{p}\", a JSON literal or a call without arguments such as gen_id()",
+                   "\"{p}\", a JSON literal, a call without arguments such as gen_id(), boolean fields joined by && "
+                   "|| ! or sum($.x[*].c) over an array<object> field",
                    hint="write the value as 'value' or 'value_ref'")
         return None
     imp.decide(EXPR_LIT, where)

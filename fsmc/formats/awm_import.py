@@ -42,6 +42,7 @@ __all__ = ["Act", "Field", "Importer", "fsmc_name"]
 
 JSON = Any
 _CMP = {"eq": "==", "neq": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
+SAMPLE_ROWS = 3  # rows of the table an array<object> field becomes (the file gives none)
 # Every word the grammar may read as a keyword where an imported name is used (fsmc.frontend.keywords).
 _RESERVED = frozenset().union(*RESERVED.values())
 
@@ -85,6 +86,7 @@ class DataField:
     where: str
     pages: list[str] = field(default_factory=list)
     columns: list[str] = field(default_factory=lambda: ["id"])
+    numbers: set[str] = field(default_factory=set)  # columns a value_expr sums: numbers, not text
 
 
 @dataclass
@@ -301,6 +303,12 @@ class Importer:
             return
         _ordered_add(f.values, value)
 
+    def data_name(self, path: JSON) -> str | None:
+        """The field's name if `path` is '$.' and an array<object> field, else None."""
+        if isinstance(path, str) and path.startswith("$.") and fsmc_name(path[2:]) in self.data_fields:
+            return fsmc_name(path[2:])
+        return None
+
     def field_of(self, path: JSON, act: Act, where: str, write: bool = False) -> Field | None:
         if not isinstance(path, str) or not path.startswith("$."):
             self.report(where, f"path {path!r} is not a signature path starting with '$.'", "E005")
@@ -388,6 +396,8 @@ class Importer:
         if not isinstance(c, dict):
             self.report(where, "a precondition is an object {path, cond, value}", "E005")
             return
+        if self.data_name(c.get("path")) is not None:
+            return  # decided against the table's rows when the spec is built
         f = self.field_of(c.get("path"), act, where)
         cond = c.get("cond")
         if f is None or not self._known_condition(f, c, where):
@@ -426,6 +436,11 @@ class Importer:
                 self.add_value(f, v, where)
         elif "value" in e:
             self.add_value(f, e["value"], where)
+        elif "value_test" in e and f.base != "boolean":
+            self.report(where, f"value_expr {e['value_test']!r} gives true or false, but field '{f.name}' is {f.base}")
+        elif "value_test" in e:
+            self.add_value(f, True, where)
+            self.add_value(f, False, where)
 
     def _known_effect(self, f: Field, e: dict[str, JSON], where: str) -> bool:
         op, ref = e.get("op"), e.get("value_ref")
@@ -436,7 +451,7 @@ class Importer:
         elif ref is not None and not (isinstance(ref, str) and ref.startswith("{") and ref.endswith("}")):
             self.report(where, f"value_ref {ref!r} is not accepted: bfs.py reads a '$.' path, bfs_action.py looks up a "
                                "parameter of that name", hint='use "{param}" or a literal value')
-        elif op in ("set", "append_unique") and "value" not in e and ref is None:
+        elif op in ("set", "append_unique") and "value" not in e and ref is None and "value_test" not in e:
             self.report(where, f"{op} needs a value or a value_ref", "E005")
         else:
             return True

@@ -1,9 +1,11 @@
-"""Declared terminal pages no state reaches: a warning naming each and the precondition that blocks it.
+"""What the imported world cannot do: terminal pages no state reaches, actions never enabled; a warning for each.
 
-AutoWebWorld's generator silently finds no path to many of the terminals their worlds declare. The
-importer explores the imported spec (up to REACH_CAP states); a terminal no reachable state is on is
-kept as a page but no longer declared terminal, and a W009 says which action would lead there and which
-of its requires never holds. When the search is capped, nothing is demoted.
+AutoWebWorld's generator silently finds no path to many of the terminals their worlds declare, and
+never fires some actions. The importer explores the imported spec (up to REACH_CAP states): a terminal
+no reachable state is on is kept as a page but no longer declared terminal, and a W009 says which action
+would lead there and which of its requires never holds; an action of a reached page that no reachable
+state enables is left out, with a W009 naming the require that never holds. When the search is capped,
+nothing changes.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from fsmc import ir
 from fsmc.formats.awm_import import Importer
 from fsmc.printer import expr_to_fsm
 
-__all__ = ["REACH_CAP", "demote_unreachable_terminals"]
+__all__ = ["REACH_CAP", "settle_reach"]
 
 REACH_CAP = 200_000
 State = tuple[Any, ...]
@@ -68,10 +70,8 @@ def _blockers(spec: ir.Spec, machine: Any, by_page: dict[str, list[State]], term
             if others else "no page links to it"]
 
 
-def demote_unreachable_terminals(imp: Importer, spec: ir.Spec) -> ir.Spec:
-    """The spec without the declared terminals no reachable state is on (each reported as a W009)."""
-    if not spec.site.terminals:
-        return spec
+def settle_reach(imp: Importer, spec: ir.Spec) -> ir.Spec:
+    """The spec without the declared terminals no reachable state is on, nor the actions none enables (W009 each)."""
     try:
         from fsmc.semantics import Machine
 
@@ -81,6 +81,10 @@ def demote_unreachable_terminals(imp: Importer, spec: ir.Spec) -> ir.Spec:
     by_page = _reachable(machine)
     if by_page is None:
         return spec
+    return _drop_dead_actions(imp, _demote_terminals(imp, spec, machine, by_page), machine, by_page)
+
+
+def _demote_terminals(imp: Importer, spec: ir.Spec, machine: Any, by_page: dict[str, list[State]]) -> ir.Spec:
     missing = [t for t in spec.site.terminals if t not in by_page]
     for t in missing:
         k = list(imp.data["meta"]["terminal_pages"]).index(t) if t in imp.data["meta"]["terminal_pages"] else 0
@@ -90,3 +94,30 @@ def demote_unreachable_terminals(imp: Importer, spec: ir.Spec) -> ir.Spec:
                  "or the effect that should make it hold")
     site = spec.site.model_copy(update={"terminals": tuple(t for t in spec.site.terminals if t not in missing)})
     return spec.model_copy(update={"site": site})
+
+
+def _drop_dead_actions(imp: Importer, spec: ir.Spec, machine: Any, by_page: dict[str, list[State]]) -> ir.Spec:
+    enabled = {(machine.page_of(s), mv.action.name) for states in by_page.values() for s in states
+               for mv, _ in machine.successors(s)}
+    pages = []
+    for k, page in enumerate(spec.pages):
+        if page.name not in by_page:
+            pages.append(page)  # an unreachable page is reported as one by the checks
+            continue
+        dead = [a for a in page.actions if (page.name, a.name) not in enabled]
+        for a in dead:
+            imp.note(_where(imp, k, a.name), f"action '{page.name}.{a.name}' is never enabled "
+                     f"({_never(machine, page, a, by_page[page.name])} in its {len(by_page[page.name]):,} reachable "
+                     "states): it is left out", hint="their generator never fires it either; fix the precondition or "
+                     "the effect that should make it hold")
+        pages.append(page.model_copy(update={"actions": tuple(a for a in page.actions if a not in dead)}) if dead else page)
+    return spec.model_copy(update={"pages": tuple(pages)})
+
+
+def _where(imp: Importer, page: int, action: str) -> str:
+    """The JSON path of an action of the k-th page, found by its fsmc name."""
+    from fsmc.formats.awm_import import fsmc_name
+
+    raw = imp.data["pages"][page].get("actions") or []
+    k = next((i for i, a in enumerate(raw) if isinstance(a, dict) and fsmc_name(str(a.get("id"))) == action), 0)
+    return f"pages[{page}].actions[{k}]"

@@ -8,7 +8,8 @@ from decimal import Decimal
 from fsmc import ir
 from fsmc.ir.visit import KINDS
 
-__all__ = ["PrintError", "effect_to_fsm", "expr_to_fsm", "quote", "to_fsm", "type_to_fsm", "value_to_fsm"]
+__all__ = ["PrintError", "effect_to_fsm", "expr_to_fsm", "property_keyword", "property_to_fsm", "quote", "to_fsm",
+           "type_to_fsm", "value_to_fsm"]
 
 INDENT = "  "
 MAX_LINE = 100
@@ -322,11 +323,27 @@ def _task(t: ir.Task) -> list[str]:
     return _block(head, body, 0)
 
 
+def property_keyword(p: ir.Property) -> str:
+    """The word a property is written with: its kind, `always` for `always ... eventually`."""
+    return "always" if p.kind == "leads_to" else p.kind
+
+
+def property_to_fsm(p: ir.Property) -> str:
+    """One property on one line: `invariant NAME: EXPR`, `always NAME: A eventually B`."""
+    head = property_keyword(p) + (f" {p.name}:" if p.name is not None else "")
+    text = f"{head} {expr_to_fsm(p.cond)}"
+    if p.kind == "leads_to":
+        if p.then is None:
+            raise PrintError("an `always ... eventually` property without its `eventually` condition")
+        text += f" eventually {expr_to_fsm(p.then)}"
+    return text
+
+
 # ---------------------------------------------------------------- the whole spec
 
 
 def to_fsm(spec: ir.Spec) -> str:
-    """The spec as canonical .fsm text: site, enums, tables, session, pages, tasks, blank lines between."""
+    """The spec as canonical .fsm text: site, enums, tables, session, pages, tasks, properties, blank lines between."""
     sections: list[list[str]] = [_site(spec.site)]
     if spec.enums:
         sections.append([_enum(e) for e in spec.enums])
@@ -335,4 +352,6 @@ def to_fsm(spec: ir.Spec) -> str:
         sections.append(_session(spec.session))
     sections += [_page(p) for p in spec.pages]
     sections += [_task(t) for t in spec.tasks]
+    if spec.properties:
+        sections.append([property_to_fsm(p) for p in spec.properties])
     return "\n\n".join("\n".join(lines) for lines in sections) + "\n"

@@ -58,6 +58,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_fuzz.py": ("differential",),
     "test_native.py": ("native", "differential"),
     "test_promela.py": ("spin", "differential"),
+    "test_properties.py": ("unit", "spin", "differential"),
     "test_conformance.py": ("browser", "differential"),
     "test_replay.py": ("browser",),
     "test_export.py": ("browser",),
@@ -87,6 +88,13 @@ SLOW = {
     "test_interop.py::test_broken_files_give_diagnostics_never_tracebacks",
     "test_interop.py::test_convert_to_stdout_and_file",
     "test_keywords.py::test_effects_on_exactly_the_lvalue_keywords_fail_somewhere",
+    "test_properties.py::test_the_example_specs_properties_hold",
+    "test_properties.py::test_spin_agrees_on_the_toy_and_mini",
+    "test_properties.py::test_spin_agrees_on_random_specs",
+    "test_properties.py::test_spin_agrees_on_flights",
+    "test_properties.py::test_the_doc_example_holds_and_its_counterexample_is_as_the_doc_says",
+    "test_properties.py::test_fsmc_test_reports_each_property_and_writes_replayable_counterexamples",
+    "test_properties.py::test_fsmc_test_exits_0_when_every_property_holds_and_refuses_bad_ones",
 }
 """Tests of the fast layers that take seconds each (`pytest -m fast --durations=15` shows the next candidates)."""
 

@@ -26,6 +26,7 @@ from fsmc.checks.keyword_names import keyword_names_check
 from fsmc.checks.names import names_check
 from fsmc.checks.navigation import navigation_check
 from fsmc.checks.pagination import pagination_check
+from fsmc.checks.properties import properties_check
 from fsmc.checks.references import references_check
 from fsmc.checks.table_data import table_data_check
 from fsmc.checks.templates import templates_check
@@ -48,6 +49,7 @@ CHECKS: tuple[Check, ...] = (
     names_check,
     templates_check,
     typing_check,
+    properties_check,
     domains_check,
     views_check,
     effect_targets_check,

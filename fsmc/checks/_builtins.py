@@ -11,7 +11,7 @@ from fsmc.checks._types import ANY, INT, NUM, Ty, describe, elem_of
 
 
 class TypeInference(Protocol):
-    """What the built-ins' rules need from the type checker (well_typed.Typer): its scope, inference, errors."""
+    """What the built-ins' rules need from the type checker (_typer.Typer): its scope, inference, errors."""
 
     scope: Scope
 

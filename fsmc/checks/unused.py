@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fsmc import ir
-from fsmc.checks._index import Scope, declared_types, name_uses, placeholders, template_sites
+from fsmc.checks._index import Scope, declared_types, index_of, name_uses, placeholders, template_sites
 from fsmc.checks._where import name_span
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
+from fsmc.properties.conditions import Names, conditions, leaves
 
 Read = tuple[str | None, str]  # (page, name) of a page variable, (None, name) of a session variable
 
@@ -28,10 +29,19 @@ def _reads(ctx: CheckContext) -> set[Read | None]:
             out.add((b.page, use.node.id) if b.kind == "var" else (None, use.node.id))
     for t in template_sites(ctx):
         out.update(_read(t.scope, name) for name, _ in placeholders(t.text))
+    out.update(_property_reads(ctx))
     for page in ctx.spec.pages:
         out.update((page.name, v.page_var) for v in page.views if v.page_var)
         out.update((page.name, c) for a in page.actions for c in a.carry)
     return out
+
+
+def _property_reads(ctx: CheckContext) -> set[Read | None]:
+    """What the conditions of the properties read: a variable a property states something about is used."""
+    idx, names = index_of(ctx), Names.of(ctx.spec)
+    leafs = [leaf for prop in ctx.spec.properties for cond in conditions(prop, names) for leaf in leaves(cond)]
+    return {_read(Scope(idx, idx.pages.get(leaf.page) if leaf.page else None), n.id)
+            for leaf in leafs for n in ir.walk(leaf.expr) if type(n) is ir.Name}
 
 
 def _variables(ctx: CheckContext) -> Iterator[Diagnostic]:

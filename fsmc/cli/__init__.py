@@ -19,6 +19,7 @@ COMMANDS = (
     "fsmc.cli.schema",
     "fsmc.cli.enumerate",
     "fsmc.cli.verify",
+    "fsmc.cli.test",
     "fsmc.cli.stats",
     "fsmc.cli.build",
     "fsmc.cli.serve",

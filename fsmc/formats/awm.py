@@ -3,7 +3,7 @@
 Writing: `meta`, `pages` (signature_schema, signature defaults, actions) and the derived `nav_skeleton`.
 Every action carries its native preconditions, effects and GUI procedure where our construct has an
 exact native form, and the whole fsmc IR of the action under `x_fsmc` (the page's variables and views
-under the page's `x_fsmc`, site, enums, tables, session and tasks under `meta.x_fsmc`). Reading a file
+under the page's `x_fsmc`, site, enums, tables, session, tasks and properties under `meta.x_fsmc`). Reading a file
 whose `meta.x_fsmc.format` is ours rebuilds the IR from those copies, so
 `from_fsm_json(to_fsm_json(spec)) == spec`. A file without it is imported as a foreign fsm.json
 (fsmc/formats/awm_import.py), which infers finite domains or reports what it cannot bound.
@@ -100,6 +100,10 @@ def _page_json(spec: ir.Spec, page: ir.Page) -> dict[str, JSON]:
     }
 
 
+_COPIED = ("enums", "tables", "session", "tasks", "properties")
+"""The parts of the spec copied whole under `meta.x_fsmc`, beside the site."""
+
+
 def _meta(spec: ir.Spec) -> dict[str, JSON]:
     site = spec.site
     return {
@@ -112,7 +116,7 @@ def _meta(spec: ir.Spec) -> dict[str, JSON]:
         X: {
             "format": FORMAT,
             "site": ir_to_data(site),
-            **{k: [ir_to_data(n) for n in getattr(spec, k)] for k in ("enums", "tables", "session", "tasks")},
+            **{k: [ir_to_data(n) for n in getattr(spec, k)] for k in _COPIED},
         },
     }
 
@@ -168,7 +172,7 @@ def _from_ours(data: dict[str, JSON], file: str) -> ir.Spec:
     pages = data.get("pages")
     if not isinstance(pages, list):
         raise _invalid(file, "pages", "is not a list")
-    spec = {k: meta.get(k, []) for k in ("enums", "tables", "session", "tasks")}
+    spec = {k: meta.get(k, []) for k in _COPIED}
     spec["site"] = meta.get("site")
     spec["pages"] = [_page_data(p, i, file) for i, p in enumerate(pages)]
     try:

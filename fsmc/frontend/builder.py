@@ -52,7 +52,8 @@ SINGLE_CLAUSES: dict[str, tuple[str, str]] = {
 LOCATED_RULES: dict[str, Callable[..., Any]] = {}
 """The rules that take a span, `name -> fn(builder, span, children)`; the other rules take their children only."""
 
-PLAIN_RULES = ("signed_int", "params", "coltype", "coltype_ref", "row", "table_rows", "direction", "lvalue")
+PLAIN_RULES = ("signed_int", "params", "coltype", "coltype_ref", "row", "table_rows", "direction", "lvalue",
+               "property_name")
 """The rules without a span of their own, `builder.name(children)`."""
 
 
@@ -442,6 +443,30 @@ class IRBuilder:
             fields.setdefault("instruction", "")
         return ir.Task(name=str(name), params=params or (), page=str(page) if page else None, span=span, **fields)
 
+    # ---------------------------------------------------------------- properties
+    def property_name(self, c: list[Any]) -> str:
+        return str(c[0])
+
+    def _property(self, kind: str, span: ir.Span, c: list[Any]) -> ir.Property:
+        name, cond, *then = c
+        return ir.Property(kind=kind, name=name, cond=cond, then=then[0] if then else None, span=span)  # type: ignore[arg-type]
+
+    @_located
+    def prop_invariant(self, span: ir.Span, c: list[Any]) -> ir.Property:
+        return self._property("invariant", span, c)
+
+    @_located
+    def prop_never(self, span: ir.Span, c: list[Any]) -> ir.Property:
+        return self._property("never", span, c)
+
+    @_located
+    def prop_reachable(self, span: ir.Span, c: list[Any]) -> ir.Property:
+        return self._property("reachable", span, c)
+
+    @_located
+    def prop_leads_to(self, span: ir.Span, c: list[Any]) -> ir.Property:
+        return self._property("leads_to", span, c)
+
     # ---------------------------------------------------------------- site
     @_located
     def site_title(self, span: ir.Span, c: list[Any]) -> Clause:
@@ -488,6 +513,7 @@ class IRBuilder:
             session=session,
             pages=tuple(i for i in items if isinstance(i, ir.Page)),
             tasks=tuple(i for i in items if isinstance(i, ir.Task)),
+            properties=tuple(i for i in items if isinstance(i, ir.Property)),
             span=ir.Span(file=self.file, line=1, col=1),
         )
 

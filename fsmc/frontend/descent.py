@@ -48,6 +48,8 @@ _GUI_ARGS = {
 _EFFECT_OPS = {":=": "eff_assign", "+=": "eff_inc", "-=": "eff_dec"}
 _LITERALS = {"true": "true_lit", "false": "false_lit", "none": "none_lit"}
 _NUMBER_LITS = {"I": "int_lit", "D": "num_lit", "S": "str_lit"}
+_PROPERTIES = {"invariant": "prop_invariant", "never": "prop_never", "reachable": "prop_reachable",
+               "always": "prop_leads_to"}
 
 
 def tokenize(text: str) -> tuple[list[str], list[str], list[int]]:
@@ -135,7 +137,7 @@ class Descent:
     def parse(self) -> ir.Spec:
         items: list[Any] = []
         parsers = {"site": self.site, "enum": self.enum, "table": self.table, "session": self.session,
-                   "page": self.page, "task": self.task}
+                   "page": self.page, "task": self.task, **dict.fromkeys(_PROPERTIES, self.property)}
         while not self.at("$"):
             if not self.at("w") or self.values[self.i] not in parsers:
                 raise Bail
@@ -469,6 +471,22 @@ class Descent:
             else:
                 raise Bail
         return self.rule("task", start, children)
+
+    # ---------------------------------------------------------------- properties
+    def property(self) -> Any:
+        start = self.i
+        kind = self.take("w")
+        name = None
+        if self.at("w") and self.kinds[self.i + 1] == ":":
+            if self.values[self.i] in ATOM_KEYWORDS:
+                raise Bail  # lark reads the literal or `not` there, then fails at the colon
+            name = self.b.property_name([self.values[self.i]])
+            self.i += 2
+        children = [name, self.expr()]
+        if kind == "always":
+            self.word("eventually")
+            children.append(self.expr())
+        return self.rule(_PROPERTIES[kind], start, children)
 
     # ---------------------------------------------------------------- expressions
     def expr(self) -> Any:

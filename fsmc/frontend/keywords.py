@@ -6,7 +6,8 @@ a NAME, so every word can be declared; the trouble comes where the name is used:
 
 - an effect's variable may start an action item right after an expression (`require c` then `to := c`);
   LALR merges the lookaheads of every context an expression ends in, so there the words below are read
-  as keywords, and so are the action items' own keywords anywhere (`goto := c`);
+  as keywords (a property's expression ends before any top-level item, so those start words are among
+  them), and so are the action items' own keywords anywhere (`goto := c`);
 - where an expression starts, `true`, `false` and `none` are literals and `not` an operator;
 - where a type is expected, `bool`, `int`, `ref`, `set` and `map` are the built-in types.
 
@@ -20,8 +21,9 @@ ATOM_KEYWORDS = frozenset(("true", "false", "none", "not"))
 """Read as a literal or an operator where an expression starts."""
 
 LVALUE_KEYWORDS = frozenset((
-    "action", "add", "and", "answer", "asc", "carry", "clear", "contains", "desc", "entry", "from", "goal", "goto",
-    "gui", "in", "instruction", "not", "or", "order", "page", "reference", "remove", "require", "terminal", "title",
+    "action", "add", "always", "and", "answer", "asc", "carry", "clear", "contains", "desc", "entry", "enum",
+    "eventually", "from", "goal", "goto", "gui", "in", "instruction", "invariant", "never", "not", "or", "order",
+    "page", "reachable", "reference", "remove", "require", "session", "site", "table", "task", "terminal", "title",
     "to", "toggle", "var", "view", "when", "where",
 ))
 """Read as a keyword where an effect's variable may start an action item, in some context or all."""

@@ -276,6 +276,22 @@ class Task(Node):
     answer: Expr | None = None
 
 
+PropertyKind = Literal["invariant", "never", "reachable", "leads_to"]
+
+
+class Property(Node):
+    """What the spec guarantees about its reachable states (docs/language.md, Properties).
+
+    `invariant` holds in every reachable state, `never` in none, `reachable` in some; `leads_to` (written
+    `always COND eventually THEN`) says that on every path, whenever `cond` holds, `then` holds then or later.
+    """
+
+    kind: PropertyKind
+    name: str | None = None
+    cond: Expr
+    then: Expr | None = None
+
+
 class Site(Node):
     name: str
     title: str | None = None
@@ -293,6 +309,7 @@ class Spec(Node):
     session: tuple[Var, ...] = ()
     pages: tuple[Page, ...] = ()
     tasks: tuple[Task, ...] = ()
+    properties: tuple[Property, ...] = ()
 
     def page(self, name: str) -> Page:
         for p in self.pages:
@@ -314,6 +331,6 @@ for _model in list(globals().values()):
 __all__ = [
     "Action", "BinOp", "Binary", "BoolType", "Call", "ChoiceType", "Column", "Effect", "EffectOp", "Enum",
     "Expr", "GetField", "GuiOp", "GuiOpKind", "Index", "IntType", "Lit", "MapType", "NO_SPAN", "Name",
-    "NamedType", "Node", "OptionalType", "OrderKey", "Page", "Param", "RefType", "SetLit", "SetType", "Site",
-    "Span", "Spec", "Table", "Task", "Type", "Unary", "Value", "Var", "View",
+    "NamedType", "Node", "OptionalType", "OrderKey", "Page", "Param", "Property", "PropertyKind", "RefType", "SetLit",
+    "SetType", "Site", "Span", "Spec", "Table", "Task", "Type", "Unary", "Value", "Var", "View",
 ]

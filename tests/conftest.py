@@ -64,6 +64,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_export.py": ("browser",),
     "test_env.py": ("browser",),
     "test_env_server.py": ("browser",),
+    "test_eval.py": ("browser",),
     "test_train.py": ("train",),
 }
 """The layers of each test file; a new test file must be added here (collection fails otherwise)."""

@@ -27,6 +27,7 @@ COMMANDS = (
     "fsmc.cli.export",
     "fsmc.cli.view",
     "fsmc.cli.serve_env",
+    "fsmc.cli.eval",
 )
 
 

@@ -66,6 +66,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_env_server.py": ("browser",),
     "test_eval.py": ("browser",),
     "test_train.py": ("train",),
+    "test_train_online.py": ("train", "browser"),
 }
 """The layers of each test file; a new test file must be added here (collection fails otherwise)."""
 

@@ -10,17 +10,22 @@ from typing import Any
 TOKENIZER_ROWS = 200   # rows whose texts the --tiny tokenizer is trained on
 
 
-def parser(doc: str) -> argparse.ArgumentParser:
-    """The options both scripts take; `doc` is the script's docstring: first line as description, rest as epilog."""
+def parser(doc: str, *, dataset: bool = True) -> argparse.ArgumentParser:
+    """The options the scripts take; `doc` is the script's docstring: first line as description, rest as epilog.
+
+    `dataset=False` leaves out the export folder and `--split` (grpo_online.py trains on live episodes instead).
+    """
     first, _, rest = doc.partition("\n")
     p = argparse.ArgumentParser(description=first, epilog=rest, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("dataset", type=Path, help="folder written by `fsmc export` (what datasets.load_dataset reads)")
+    if dataset:
+        p.add_argument("dataset", type=Path, help="folder written by `fsmc export` (what datasets.load_dataset reads)")
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument("--model", help="vision-language model to start from: a local folder or a Hub id")
     which.add_argument("--tiny", action="store_true",
                        help="a tiny random Qwen2.5-VL built offline (train/tiny.py): checks the pipeline, learns nothing")
     p.add_argument("--output-dir", type=Path, default=Path("runs/out"), help="checkpoints and the final model (default: %(default)s)")
-    p.add_argument("--split", default="train", help="dataset split to train on (default: %(default)s)")
+    if dataset:
+        p.add_argument("--split", default="train", help="dataset split to train on (default: %(default)s)")
     p.add_argument("--max-steps", type=int, default=-1, help="stop after this many optimizer steps (default: one epoch)")
     p.add_argument("--epochs", type=float, default=1.0, help="passes over the split when --max-steps is not given")
     p.add_argument("--batch-size", type=int, default=2, help="rows per device and step (default: %(default)s)")

@@ -67,6 +67,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_eval.py": ("browser",),
     "test_train.py": ("train",),
     "test_train_online.py": ("train", "browser"),
+    "test_llm.py": ("unit",),
+    "test_propose.py": ("cli",),
 }
 """The layers of each test file; a new test file must be added here (collection fails otherwise)."""
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +22,7 @@ from fsmc.env.tasks import Task
 from fsmc.eval.policy import Decision, PolicyUnavailable
 from fsmc.export.actions import ACTION_RE, SYSTEM_PROMPT
 from fsmc.export.datasets import user_text
+from fsmc.llm.settings import openai_endpoint
 
 PROMPTS = ("json", "fsmc")
 TAGS_SENTENCE = "Reply with a short thought in <think>...</think> and then exactly one action in <action>...</action> as JSON, one of:"
@@ -85,10 +85,10 @@ class ChatEndpoint:
 
         if self.prompt not in PROMPTS:
             raise ValueError(f"unknown prompt {self.prompt!r}: one of {', '.join(PROMPTS)}")
-        self.base_url = self.base_url or os.environ.get("OPENAI_BASE_URL") or None
+        self.base_url, api_key = openai_endpoint(self.base_url, self.api_key)  # flags, else the environment's
         self.json_mode = self.prompt == "json"
-        self.client = AsyncOpenAI(base_url=self.base_url, api_key=self.api_key or os.environ.get("OPENAI_API_KEY") or "none",
-                                  timeout=self.timeout, max_retries=self.max_retries)
+        self.client = AsyncOpenAI(base_url=self.base_url, api_key=api_key or "none", timeout=self.timeout,
+                                  max_retries=self.max_retries)
         self.base_url = str(self.client.base_url)
 
     def __call__(self) -> ChatPolicy:

@@ -6,13 +6,18 @@ through the providers' real client libraries.
         ...
         server.requests[0].images          # [(mime type, bytes)] of the images the first request carried
 
+    with StandIn(["hello"]) as server:  # Gemini's generateContent, through google-genai
+        client = genai.Client(api_key="test", http_options=types.HttpOptions(base_url=server.url))
+
 The script is a list of replies, used in turn, or a function of the request. Each provider is a small router
-(PROVIDERS) that reads its API's request into a `Request` and writes a `Reply` in its API's response shape;
-another provider (Gemini's `generateContent`, say) is one more router beside OpenAI's chat completions.
+(PROVIDERS) that reads its API's request into a `Request` and writes a `Reply` in its API's response shape:
+OpenAI's chat completions and Gemini's `generateContent`. A reply can also come late (`delay`, for timeouts),
+cut off (`finish="length"`), without any text (`text=None`), or as an HTTP error with headers (`Retry-After`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 import threading
@@ -29,13 +34,16 @@ from fastapi.responses import JSONResponse
 
 @dataclass(frozen=True)
 class Reply:
-    """What the model answers: its text, or an HTTP error status; `usage` (prompt, completion tokens) by default
-    is counted roughly from the texts (a word a token, 256 an image)."""
+    """What the model answers: its text (None: a reply without any text part), or an HTTP error status; `usage`
+    (prompt, completion tokens) by default is counted roughly from the texts (a word a token, 256 an image);
+    `finish` "length" says the reply was cut off at the token limit; `delay` seconds pass before it is sent."""
 
-    text: str = ""
+    text: str | None = ""
     status: int = 200
     usage: tuple[int, int] | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    finish: str = "stop"
+    delay: float = 0.0
 
 
 @dataclass
@@ -83,7 +91,7 @@ def _openai_reply(reply: Reply, request: Request, n: int) -> JSONResponse:
     prompt, completion = reply.usage or _count(request, reply)
     return JSONResponse({
         "id": f"chatcmpl-standin-{n}", "object": "chat.completion", "created": 0, "model": request.body.get("model"),
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": reply.text}, "finish_reason": reply.finish}],
         "usage": {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion},
     }, headers=reply.headers)
 
@@ -100,17 +108,74 @@ def openai_router(server: StandIn) -> APIRouter:
             return JSONResponse({"error": {"message": "the body is no JSON", "type": "invalid_request_error"}}, 400)
         texts, images = _openai_parts(body)
         request = Request("openai", http.url.path, body, dict(http.headers), texts, images)
-        reply, n = server.answer(request)
+        reply, n = await server.answer_late(request)
         return _openai_reply(reply, request, n)
 
     return router
 
 
-PROVIDERS: dict[str, Callable[[StandIn], APIRouter]] = {"openai": openai_router}
+# ---------------------------------------------------------------- Gemini: generateContent
+
+GEMINI_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
+                 429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE", 504: "DEADLINE_EXCEEDED"}
+GEMINI_FINISH = {"stop": "STOP", "length": "MAX_TOKENS"}
+
+
+def _gemini_parts(body: dict[str, Any]) -> tuple[list[str], list[tuple[str, bytes]]]:
+    texts: list[str] = []
+    images: list[tuple[str, bytes]] = []
+    system = body.get("systemInstruction") or body.get("system_instruction") or {}
+    for content in [system, *(body.get("contents") or [])]:
+        for part in content.get("parts") or []:
+            if "text" in part:
+                texts.append(str(part["text"]))
+            inline = part.get("inlineData") or part.get("inline_data")
+            if inline:
+                images.append((str(inline.get("mimeType") or inline.get("mime_type")), base64.b64decode(inline["data"])))
+    return texts, images
+
+
+def _gemini_reply(reply: Reply, request: Request, model: str) -> JSONResponse:
+    if reply.status != 200:
+        error = {"code": reply.status, "message": reply.text or f"stand-in error {reply.status}",
+                 "status": GEMINI_STATUS.get(reply.status, "UNKNOWN")}
+        return JSONResponse({"error": error}, status_code=reply.status, headers=reply.headers)
+    prompt, completion = reply.usage or _count(request, reply)
+    parts = [] if reply.text is None else [{"text": reply.text}]
+    return JSONResponse({
+        "candidates": [{"content": {"role": "model", "parts": parts}, "index": 0,
+                        "finishReason": GEMINI_FINISH.get(reply.finish, reply.finish.upper())}],
+        "usageMetadata": {"promptTokenCount": prompt, "candidatesTokenCount": completion,
+                          "totalTokenCount": prompt + completion},
+        "modelVersion": model,
+    }, headers=reply.headers)
+
+
+def gemini_router(server: StandIn) -> APIRouter:
+    """POST /{version}/models/{model}:generateContent (the base URL for the client is `server.url`)."""
+    router = APIRouter()
+
+    @router.post("/{version}/models/{model}:generateContent")
+    async def generate_content(version: str, model: str, http: HttpRequest) -> JSONResponse:
+        try:
+            body = await http.json()
+        except json.JSONDecodeError:
+            return JSONResponse({"error": {"code": 400, "message": "the body is no JSON", "status": "INVALID_ARGUMENT"}},
+                                400)
+        texts, images = _gemini_parts(body)
+        request = Request("gemini", http.url.path, body, dict(http.headers), texts, images)
+        reply, _ = await server.answer_late(request)
+        return _gemini_reply(reply, request, model)
+
+    return router
+
+
+PROVIDERS: dict[str, Callable[[StandIn], APIRouter]] = {"openai": openai_router, "gemini": gemini_router}
 
 
 def _count(request: Request, reply: Reply) -> tuple[int, int]:
-    return sum(len(t.split()) for t in request.texts) + 256 * len(request.images), max(1, len(reply.text.split()))
+    words = len((reply.text or "").split())
+    return sum(len(t.split()) for t in request.texts) + 256 * len(request.images), max(1, words)
 
 
 class StandIn:
@@ -149,6 +214,13 @@ class StandIn:
         else:
             reply = Reply(f"the stand-in's script has {len(self.script)} replies; this is request {n + 1}", status=500)
         return (Reply(reply) if isinstance(reply, str) else reply), n
+
+    async def answer_late(self, request: Request) -> tuple[Reply, int]:
+        """As `answer`, after the reply's `delay` (the server keeps serving others meanwhile)."""
+        reply, n = self.answer(request)
+        if reply.delay:
+            await asyncio.sleep(reply.delay)
+        return reply, n
 
     def __enter__(self) -> StandIn:
         self.thread.start()

@@ -28,6 +28,7 @@ COMMANDS = (
     "fsmc.cli.view",
     "fsmc.cli.serve_env",
     "fsmc.cli.eval",
+    "fsmc.cli.capture",
     "fsmc.cli.propose",
 )
 

@@ -1,0 +1,201 @@
+"""Benchmark: a captured site offline against the same site live, in the same run; and how faithful the capture is.
+
+    python bench/backends.py                  # datasette over a generated SQLite file, 30 pages, 3 rounds
+    python bench/backends.py --pages 12 --rounds 2
+
+The site is datasette (PyPI), started here over a SQLite file of 360 rows in three tables, captured
+with `fsmc capture` to depth 2. Two kinds of action, done as an agent does them (`Episode.perform`:
+locate the element, act at its centre): a click on the link that led to each captured page (then the
+page load it starts), and typing into a table page's filter field (no page load). Action → screenshot
+latency runs from the operation to the JPEG screenshot after the settle, on the captured site
+(`CapturedSite`, no network) and on the live site (`LiveSite`: the same pinned pages, requests passed
+to datasette), each action on one then the other, so that both see the same load on the machine.
+
+Fidelity is the share of captured pages whose offline view (PNG) equals the view taken while capturing,
+byte for byte (`fsmc capture --check`), and, for comparison, equals a live view taken now in the same
+run (the live site may change between two loads: datasette prints how long its queries took).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from fsmc.backends import JPEG, PNG, Capture, CapturedSite, EpisodeFailure, LiveSite, Op  # noqa: E402
+from fsmc.browser import Chromium  # noqa: E402
+from fsmc.capture import CaptureFolder, Options, capture, check  # noqa: E402
+
+UNIQUE_JS = "(sel) => document.querySelectorAll(sel).length === 1"
+
+
+def make_db(path: Path) -> Path:
+    db = sqlite3.connect(path)
+    db.execute("create table species (id integer primary key, name text, legs integer, wild integer)")
+    db.executemany("insert into species (name, legs, wild) values (?, ?, ?)",
+                   [(f"species {i:03d}", (i * 7) % 9, i % 2) for i in range(200)])
+    db.execute("create table keepers (id integer primary key, name text, species_id integer references species(id))")
+    db.executemany("insert into keepers (name, species_id) values (?, ?)", [(f"keeper {i}", i * 3 + 1) for i in range(40)])
+    db.execute("create table feeds (id integer primary key, keeper_id integer references keepers(id), grams integer)")
+    db.executemany("insert into feeds (keeper_id, grams) values (?, ?)", [(i % 40 + 1, 50 + i) for i in range(120)])
+    db.commit()
+    db.close()
+    return path
+
+
+def start_datasette(db: Path) -> tuple[subprocess.Popen[bytes], str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/"
+    process = subprocess.Popen([sys.executable, "-m", "datasette", "serve", str(db), "--port", str(port), "--host",
+                                "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(150):
+        try:
+            urllib.request.urlopen(url, timeout=1).close()
+            return process, url
+        except OSError:
+            time.sleep(0.2)
+    process.terminate()
+    raise SystemExit("datasette did not start")
+
+
+def actions(folder: CaptureFolder) -> list[tuple[str, Op]]:
+    """A click on the link that led to each captured page (a page load), and typing into the filter field of each
+    table page (no page load): (the page it starts on, the operation)."""
+    clicks = [(p.parent, Op("click", f"a[href={json.dumps(p.href)}]")) for p in folder.pages if p.parent and p.href]
+    typing = [(p.url, Op("type", "input[name=_filter_value]", "spider")) for p in folder.pages
+              if p.url.count("/") == 4 and "?" not in p.url]
+    return clicks + typing
+
+
+async def timed(episode: Any, before: str, op: Op) -> float | None:
+    """Milliseconds from the start of `op` on the page `before` to the screenshot after it (None: it failed there)."""
+    await episode.reset({"url": before})
+    if not await episode.page.evaluate(UNIQUE_JS, op.selector):
+        return None
+    began = time.perf_counter()
+    try:
+        await episode.perform(op, Capture.NONE)
+        await episode.settle()
+    except EpisodeFailure:
+        return None
+    await episode.screenshot()
+    return (time.perf_counter() - began) * 1000
+
+
+async def latencies(start: str, folder: CaptureFolder, actions: list[tuple[str, Op]],
+                    rounds: int) -> tuple[dict[str, list[float]], dict[str, list[float]], list[float]]:
+    """Each action on the live and the captured site in turn (so both see the same load on the machine), as
+    {kind: [ms]} per site; and a bare screenshot's time (the floor)."""
+    chromium = Chromium()
+    await chromium.start()
+    live_ms: dict[str, list[float]] = {}
+    off_ms: dict[str, list[float]] = {}
+    floor: list[float] = []
+    try:
+        async with LiveSite(start, image=JPEG, chromium=chromium) as live, \
+                CapturedSite(folder, image=JPEG, chromium=chromium) as site:
+            episodes = [(await live.open(), live_ms), (await site.open(), off_ms)]
+            for _ in range(rounds):
+                for before, op in actions:
+                    for episode, into in episodes:
+                        ms = await timed(episode, before, op)
+                        if ms is not None:
+                            into.setdefault(op.op, []).append(ms)
+            for _ in range(20):
+                began = time.perf_counter()
+                await episodes[1][0].screenshot()
+                floor.append((time.perf_counter() - began) * 1000)
+    finally:
+        await chromium.close()
+    return live_ms, off_ms, floor
+
+
+async def live_views(start: str, folder: CaptureFolder) -> list[bool]:
+    """For each captured page: does its offline view equal its live view, both taken now?"""
+    chromium = Chromium()
+    await chromium.start()
+    try:
+        async with LiveSite(start, image=PNG, chromium=chromium) as live, \
+                CapturedSite(folder, image=PNG, chromium=chromium) as site:
+            a, b = await live.open(), await site.open()
+            same = []
+            for page in folder.pages:
+                await a.goto(page.url)
+                await b.goto(page.url)
+                same.append(await a.screenshot() == await b.screenshot())
+    finally:
+        await chromium.close()
+    return same
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--pages", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="fsmc-bench-backends-"))
+    process, url = start_datasette(make_db(work / "zoo.db"))
+    try:
+        t = time.perf_counter()
+        manifest = capture(url, work / "captures" / "zoo", Options(depth=2, pages=args.pages))
+        capture_s = time.perf_counter() - t
+        folder = CaptureFolder(work / "captures" / "zoo")
+        print(f"captured {len(manifest['pages'])} pages, {manifest['exchanges']} requests in {capture_s:.1f} s", flush=True)
+        todo = actions(folder)
+        live_ms, off_ms, floor = asyncio.run(latencies(url, folder, todo, args.rounds))
+        same_live = asyncio.run(live_views(url, folder))
+    finally:
+        process.terminate()
+        process.wait()
+    report = check(folder)  # datasette is gone: offline alone
+    n = len(folder.pages)
+    print(f"\naction → screenshot on datasette {_version()}: {len(todo)} actions × {args.rounds} rounds, live and "
+          f"offline in turn, one headless Chromium, 1280×720 JPEG; load average {os.getloadavg()[0]:.1f} on "
+          f"{os.cpu_count()} cores; a bare screenshot: p50 {pct(floor, 0.5):.1f} ms\n")
+    print("| action | site | n | p50 ms | p95 ms | mean ms |")
+    print("|---|---|---:|---:|---:|---:|")
+    for kind, label in (("click", "click a link (page load)"), ("type", "type in a field (no load)")):
+        for name, runs in (("live", live_ms), ("captured, offline", off_ms)):
+            xs = runs.get(kind, [])
+            if xs:
+                print(f"| {label} | {name} | {len(xs)} | {pct(xs, 0.5):.1f} | {pct(xs, 0.95):.1f} | "
+                      f"{statistics.fmean(xs):.1f} |")
+    print("\n| fidelity | pages | equal | share |")
+    print("|---|---:|---:|---:|")
+    same = sum(p.same_view for p in report.pages)
+    print(f"| offline view = view at capture (PNG bytes) | {n} | {same} | {same / n:.1%} |")
+    print(f"| offline view = live view now, same run | {n} | {sum(same_live)} | {sum(same_live) / n:.1%} |")
+    print(f"\nmisses: {report.misses} in {n} pages ({report.misses / n:.2f} per page); off-site requests refused: "
+          f"{report.blocked}; page requests past the handlers: {report.escaped}; the browser's own requests refused "
+          f"by the sink: {len(report.background)}; offline check of {n} pages in {report.seconds:.1f} s")
+
+
+def _version() -> str:
+    from datasette.version import __version__
+
+    return str(__version__)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,253 @@
+"""A captured site as a backend: served from its WARC archive with no network; and the live site it came from.
+
+`CapturedSite` answers every request of its pages from the capture (`fsmc.capture`): a request the
+capture lacks gets a deterministic 404 and is counted (`misses`), a request outside the site's origin
+is refused and counted (`blocked_requests`), and anything that escapes the handlers (a popup's page)
+reaches a sink proxy on loopback, which refuses and counts it too (`escaped`): nothing reaches the network. Time and randomness are
+pinned (`fsmc.capture.pinning`), so the same actions give the same pixels. `LiveSite` is the same
+episode over the live origin: what a capture is compared with. Selectors here are CSS selectors: a
+third-party site has no data-testid attributes.
+
+An episode's state is its location and title until a spec declares extractors for the site.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+from urllib.parse import urljoin
+
+from fsmc.backends.actor import LOCATE_JS, VISIBLE_JS, Actor
+from fsmc.backends.protocol import JPEG, Backend, Box, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
+from fsmc.browser import Chromium
+from fsmc.capture.folder import CaptureFolder
+from fsmc.capture.pinning import LEAVING_JS, STILL_JS, pinned_page
+from fsmc.capture.routes import LiveRoutes, OfflineRoutes, Routes, Sink, origin_of
+
+LOAD_TIMEOUT_MS = 15_000
+_BY_TESTID = '`[data-testid="${CSS.escape(tid)}"]`'
+CSS_LOCATE_JS = LOCATE_JS.replace(_BY_TESTID, "tid")
+CSS_VISIBLE_JS = VISIBLE_JS.replace(_BY_TESTID, "tid")
+assert CSS_LOCATE_JS != LOCATE_JS and CSS_VISIBLE_JS != VISIBLE_JS, "the actor's element lookup changed"
+STATE_JS = "() => ({url: location.pathname + location.search, title: document.title})"
+
+
+class SelectorActor(Actor):
+    """The actor's operations with CSS selectors in place of data-testid values."""
+
+    async def visible(self, testid: str | None) -> bool:
+        return bool(testid) and bool(await self.page.evaluate(CSS_VISIBLE_JS, testid))
+
+    async def locate(self, testid: str | None) -> tuple[Box, dict[str, Any]]:
+        """As the actor's, for a CSS selector: fails if it matches nothing or several, or a hidden or covered one."""
+        what = f"selector {testid!r}"
+        try:
+            info = await self.page.evaluate(CSS_LOCATE_JS, testid or "")
+        except Exception as err:  # Playwright's own Error: not a valid CSS selector
+            raise EpisodeFailure("element_missing", f"{what}: {str(err).splitlines()[0]}") from None
+        if info["count"] != 1:
+            raise EpisodeFailure("element_missing", f"{info['count']} elements match {what} (one is needed)")
+        if not info["shown"]:
+            raise EpisodeFailure("not_visible", f"{what} is not displayed")
+        if not info["hit"]:
+            raise EpisodeFailure("not_visible", f"{what} is covered by another element")
+        if info["scrolled"]:
+            self.pristine = False
+        return Box(info["x"], info["y"], info["w"], info["h"]), info
+
+    async def _op_press(self, op: Op) -> list[Step]:
+        box, info = await self.locate(op.selector)
+        before = await self._before()
+        if not info["focused"]:
+            await (self.page.mouse.click(*box.center) if info["field"] else self.page.focus(op.selector or ""))
+        key = op.text or "Enter"
+        await self.page.keyboard.press(key)
+        return [self._step("press", op, before, box, element=info["name"], key=key)]
+
+    async def _op_select(self, op: Op) -> list[Step]:
+        box, info = await self.locate(op.selector)
+        before = await self._before()
+        try:
+            await self.page.select_option(op.selector or "", value=op.text or "", timeout=2000)
+        except Exception as err:  # Playwright's own Error: no such option
+            raise EpisodeFailure("element_missing", f"cannot choose {op.text!r} in {op.selector!r}: "
+                                 f"{str(err).splitlines()[0]}") from None
+        return [self._step("select", op, before, box, element=info["name"], text=op.text or "")]
+
+
+class PageEpisode:
+    """One page of its own pinned context on a site whose requests go through `routes`."""
+
+    def __init__(self, page: Any, routes: Routes, start: str, image: ImageFormat):
+        self.page, self.routes, self.start = page, routes, start
+        self.actor = SelectorActor(page, image=image)
+        self._loads = self._loads_before = 0  # page loads so far, and before the last operation
+        self._load = asyncio.Event()
+        page.on("load", self._loaded)
+
+    def _loaded(self, _: Any) -> None:
+        self._loads += 1
+        self._load.set()
+
+    async def goto(self, url: str) -> int | None:
+        """Load `url` (a path is taken within the site) and let it settle; the document's HTTP status."""
+        try:
+            response = await self.page.goto(urljoin(self.start, url), wait_until="load", timeout=LOAD_TIMEOUT_MS)
+        except Exception as err:  # Playwright's own Error: refused, aborted, a download, timed out
+            raise EpisodeFailure("navigation_failed", f"{url}: {str(err).splitlines()[0]}") from None
+        await self.actor.settle(STILL_JS)
+        return response.status if response is not None else None
+
+    async def reset(self, state: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Load the page the state names (`{"url": "/db/table"}`; None: the start page), as the capture first served it."""
+        if isinstance(self.routes, OfflineRoutes):
+            self.routes.restart()
+        await self.goto((state or {}).get("url") or self.start)
+        return await self.state()
+
+    async def perform(self, op: Op, capture: Capture = Capture.EVERY) -> list[Step]:
+        self._loads_before = self._loads
+        return await self.actor.perform(op, capture)
+
+    async def settle(self) -> None:
+        """Wait for a page load the last operation started (a link, a form), then let the page come to rest."""
+        loads = self._loads_before
+        try:
+            leaving = await self.page.evaluate(LEAVING_JS)
+        except Exception:  # Playwright's own Error: the document went away while asked
+            leaving = True
+        if leaving or self._loads != loads:
+            await self._next_load(loads)
+        try:
+            await self.actor.settle(STILL_JS)
+        except Exception as err:  # Playwright's own Error: a load began that nothing announced (a script's submit())
+            if "destroyed" not in str(err):
+                raise
+            await self.page.wait_for_load_state("load")
+            await self.actor.settle(STILL_JS)
+
+    async def _next_load(self, loads: int) -> None:
+        while self._loads <= loads:
+            self._load.clear()
+            try:
+                await asyncio.wait_for(self._load.wait(), LOAD_TIMEOUT_MS / 1000)
+            except TimeoutError:
+                raise EpisodeFailure("timeout", f"the page load started from {self.actor.location()} did not "
+                                     "finish") from None
+
+    async def state(self) -> dict[str, Any]:
+        state: dict[str, Any] = await self.page.evaluate(STATE_JS)
+        return state
+
+    async def screenshot(self) -> bytes:
+        return await self.actor.screenshot()
+
+    async def close(self) -> None:
+        await self.page.context.close()
+
+
+class _BrowserSite(Backend):
+    """What the captured and the live site share: one Chromium (own or shared), a pinned context per episode."""
+
+    def __init__(self, start: str, image: ImageFormat, chromium: Chromium | None):
+        self.start_url, self.image = start, image
+        self._chromium, self._owns = chromium or Chromium(), chromium is None
+        self.episodes: list[PageEpisode] = []
+
+    def routes(self) -> Routes:
+        raise NotImplementedError
+
+    @property
+    def blocked_requests(self) -> int:
+        return sum(e.routes.tally.blocked for e in self.episodes) + self.escaped
+
+    @property
+    def escaped(self) -> int:
+        return 0
+
+    async def start_browser(self) -> None:
+        if self._owns:
+            await self._chromium.start()
+
+    async def start(self) -> None:
+        await self.start_browser()
+
+    def proxy(self) -> str | None:
+        return None
+
+    async def open(self) -> PageEpisode:
+        routes = self.routes()
+        page = await pinned_page(self._chromium.browser, routes, self.proxy())
+        episode = PageEpisode(page, routes, self.start_url, self.image)
+        self.episodes.append(episode)
+        return episode
+
+    async def close(self) -> None:
+        if self._owns:
+            await self._chromium.close()
+
+
+class CapturedSite(_BrowserSite):
+    """A capture folder served offline: every request answered from its archive, or refused and counted."""
+
+    def __init__(self, folder: str | Path | CaptureFolder, *, image: ImageFormat = JPEG, chromium: Chromium | None = None,
+                 rules: str | Path | None = None):
+        self.capture = folder if isinstance(folder, CaptureFolder) else CaptureFolder(folder, rules)
+        self._sink: Sink | None = None
+        super().__init__(self.capture.manifest["start"], image, chromium)
+
+    def routes(self) -> Routes:
+        return OfflineRoutes(self.capture.origin, self.capture.recording)
+
+    def proxy(self) -> str | None:
+        return self._sink.url if self._sink is not None else None
+
+    @property
+    def escaped(self) -> int:
+        """The pages' requests that got past the handlers to the sink (refused there: none reached the network)."""
+        return len(self._sink.split(self.capture.origin)[0]) if self._sink is not None else 0
+
+    @property
+    def background(self) -> list[str]:
+        """The browser's own requests (autofill and the like) the sink refused: never the pages', never sent."""
+        return self._sink.split(self.capture.origin)[1] if self._sink is not None else []
+
+    @property
+    def misses(self) -> int:
+        """Requests the archive had no response for (answered with the deterministic 404)."""
+        return sum(e.routes.tally.misses for e in self.episodes)
+
+    def fingerprint(self, h: Hasher) -> None:
+        """The archive and the rules, by their bytes."""
+        for path in self.capture.fingerprint_files():
+            h.update(path.name.encode())
+            h.update(hashlib.sha256(path.read_bytes()).digest())
+
+    async def start(self) -> None:
+        self.capture.recording  # noqa: B018 - read (and check) the archive before the browser starts
+        self._sink = Sink()
+        await self.start_browser()
+
+    async def close(self) -> None:
+        try:
+            await super().close()
+        finally:
+            if self._sink is not None:
+                self._sink.close()
+
+
+class LiveSite(_BrowserSite):
+    """The live site at `start`'s origin, its pages pinned as the capture's are, requests within the origin let through
+    untouched and the others refused: what a capture is compared with."""
+
+    def __init__(self, start: str, *, image: ImageFormat = JPEG, chromium: Chromium | None = None):
+        super().__init__(start, image, chromium)
+
+    def routes(self) -> Routes:
+        return LiveRoutes(origin_of(self.start_url))
+
+    def fingerprint(self, h: Hasher) -> None:
+        h.update(self.start_url.encode())

@@ -1,0 +1,77 @@
+"""Flows: scripted GUI operations acted out during a capture (forms, filters, anything a crawl does not reach).
+
+A flows file is JSON: a list of flows, each a start page within the site and the operations an agent
+would do there, with CSS selectors (the operations of trajectories.jsonl's `gui` entries):
+
+    [{"name": "filter", "start": "/zoo/animals",
+      "ops": [{"op": "select", "selector": "select[name=_filter_column]", "text": "name"},
+              {"op": "type", "selector": "input[name=_filter_value]", "text": "cat"},
+              {"op": "click", "selector": "form.filters input[type=submit]"}]}]
+
+The capture acts each flow out after the crawl, in the same context, and keeps the view after every
+operation; the offline check acts it out again and compares.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fsmc.backends.protocol import Capture, Op
+from fsmc.capture.folder import CaptureError
+
+if TYPE_CHECKING:
+    from fsmc.backends.captured import PageEpisode
+
+OPS = ("click", "hover", "type", "press", "select", "drag", "scroll_until_visible", "repeat_click", "wait")
+
+
+@dataclass(frozen=True)
+class Flow:
+    name: str
+    start: str
+    ops: tuple[Op, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "start": self.start,
+                "ops": [{k: v for k, v in op.__dict__.items() if v is not None} for op in self.ops]}
+
+    @classmethod
+    def from_json(cls, d: Any, where: str) -> Flow:
+        if not isinstance(d, dict) or not isinstance(d.get("start"), str) or not isinstance(d.get("ops"), list):
+            raise CaptureError(f"{where}: a flow is an object with a start page and a list of ops", unreadable=True)
+        ops = []
+        for i, op in enumerate(d["ops"]):
+            if not isinstance(op, dict) or op.get("op") not in OPS:
+                raise CaptureError(f"{where}, op {i + 1}: {op!r} is not an operation (op is one of {', '.join(OPS)})",
+                                   unreadable=True)
+            ops.append(Op.from_json(op))
+        return cls(str(d.get("name") or where), d["start"], tuple(ops))
+
+
+def load_flows(path: str | Path) -> list[Flow]:
+    """The flows of a JSON file; CaptureError naming the file and the flow for anything that is not one."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as err:
+        raise CaptureError(f"{path}: cannot read the flows file: {getattr(err, 'strerror', None) or err}",
+                           unreadable=True) from None
+    if not isinstance(data, list):
+        raise CaptureError(f"{path}: a flows file is a JSON list of flows", unreadable=True)
+    return [Flow.from_json(d, f"{path}: flow {i + 1}") for i, d in enumerate(data)]
+
+
+async def act_out(episode: PageEpisode, flow: Flow) -> list[tuple[Op, str, bytes]]:
+    """Go to the flow's start and do its operations; after each, the page's location and view once settled.
+
+    Raises EpisodeFailure (the operation's) when an element is missing, ambiguous or hidden.
+    """
+    await episode.goto(flow.start)
+    views = []
+    for op in flow.ops:
+        await episode.perform(op, Capture.NONE)
+        await episode.settle()
+        views.append((op, episode.actor.location(), await episode.screenshot()))
+    return views

@@ -1,0 +1,274 @@
+"""fsmc capture on a real third-party application: datasette over a SQLite file, captured live, then served offline.
+
+The capture is made once (module fixtures) from a datasette started here; datasette is then stopped and
+a tripwire server listens on its port, so any request that leaves the browser's route handler is seen.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import http.server
+import io
+import json
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from warcio.archiveiterator import ArchiveIterator
+
+from fsmc.backends import PNG, CapturedSite, Op
+from fsmc.capture import Options, capture, check, load_rules
+from fsmc.capture.rules import parse
+from fsmc.cli import main
+
+pytest.importorskip("datasette")
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _zoo(path: Path) -> Path:
+    db = sqlite3.connect(path)
+    db.execute("create table animals (id integer primary key, name text, legs integer)")
+    db.executemany("insert into animals (name, legs) values (?, ?)", [("cat", 4), ("hen", 2), ("snake", 0), ("spider", 8)])
+    db.execute("create table keepers (id integer primary key, name text, animal_id integer references animals(id))")
+    db.executemany("insert into keepers (name, animal_id) values (?, ?)", [("Ada", 1), ("Bo", 2)])
+    db.commit()
+    db.close()
+    return path
+
+
+class Datasette:
+    """`datasette serve` on a free loopback port, as a user starts it."""
+
+    def __init__(self, db: Path):
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.process = subprocess.Popen([sys.executable, "-m", "datasette", "serve", str(db), "--port", str(self.port),
+                                         "--host", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(self.url, timeout=1).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.stop()
+                    raise RuntimeError("datasette did not start") from None
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+class Tripwire(http.server.ThreadingHTTPServer):
+    """Listens where the live site was and counts every request that reaches it."""
+
+    allow_reuse_address = True
+    daemon_threads = True
+
+    def __init__(self, port: int):
+        self.hits: list[str] = []
+        tripwire = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+                tripwire.hits.append(self.path)
+                self.send_response(500)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", port), Handler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+
+@pytest.fixture(scope="module")
+def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Datasette]:
+    site = Datasette(_zoo(tmp_path_factory.mktemp("db") / "zoo.db"))
+    yield site
+    site.stop()
+
+
+FILTER = {"name": "filter", "start": "/zoo/animals",
+          "ops": [{"op": "select", "selector": "select[name=_filter_column]", "text": "name"},
+                  {"op": "type", "selector": "input[name=_filter_value]", "text": "cat"},
+                  {"op": "click", "selector": "form.filters input[type=submit]"}]}
+
+
+@pytest.fixture(scope="module")
+def captured(live: Datasette, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    dest = tmp_path_factory.mktemp("captures") / "zoo"
+    flows = dest.parent / "flows.json"
+    flows.write_text(json.dumps([FILTER]))
+    capture(live.url, dest, Options(depth=2, pages=6, flows=flows))
+    return dest
+
+
+@pytest.fixture(scope="module")
+def offline(captured: Path, live: Datasette) -> Iterator[Tripwire]:
+    """The capture with the live site gone and a tripwire on its port."""
+    live.stop()
+    tripwire = Tripwire(live.port)
+    yield tripwire
+    tripwire.shutdown()
+    tripwire.server_close()
+
+
+def test_the_capture_is_a_warc_any_tool_reads_with_a_request_and_response_per_page(captured: Path) -> None:
+    manifest = json.loads((captured / "manifest.json").read_text())
+    pages = [p["url"] for p in manifest["pages"]]
+    assert len(pages) == 6 and pages[0].endswith("/") and any(p.endswith("/zoo/animals") for p in pages)
+    assert all(p["status"] == 200 and (captured / p["screenshot"]).is_file() for p in manifest["pages"])
+    with (captured / "capture.warc.gz").open("rb") as stream:
+        records = [(r.rec_type, r.rec_headers.get_header("WARC-Target-URI"), r.rec_headers.get_header("WARC-Record-ID"),
+                    r.rec_headers.get_header("WARC-Concurrent-To")) for r in ArchiveIterator(stream)]
+    assert records[0][0] == "warcinfo"
+    answered = {rid: uri for kind, uri, rid, _ in records if kind in ("response", "revisit")}
+    requests = [(uri, to) for kind, uri, _, to in records if kind == "request"]
+    assert len(requests) == manifest["exchanges"] == manifest["responses"] + manifest["revisits"]
+    assert all(answered[to] == uri for uri, to in requests)
+    for page in pages:
+        assert page in {uri for uri, _ in requests}, page
+    assert manifest["revisits"] > 0  # the stylesheet and script, asked again by every page, are stored once
+    assert (captured / "rules.toml").is_file() and not list(captured.parent.glob(".zoo.*"))
+    [flow] = manifest["flows"]
+    assert flow["steps"][-1]["url"] == "/zoo/animals?_sort=id&name__exact=cat"  # where datasette's filter form leads
+
+
+def test_a_flow_whose_selector_matches_nothing_leaves_no_capture(live: Datasette, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    flows = tmp_path / "flows.json"
+    flows.write_text(json.dumps([{**FILTER, "ops": [{"op": "click", "selector": "#no-such-button"}]}]))
+    dest = tmp_path / "captures" / "zoo"
+    assert main(["capture", live.url, "-o", str(dest), "--pages", "1", "--flows", str(flows)]) == 1
+    err = capsys.readouterr().err
+    assert "flow 'filter': 0 elements match selector '#no-such-button'" in err and "on /zoo/animals" in err
+    assert not dest.exists() and list(dest.parent.iterdir()) == []
+
+
+def test_offline_every_page_renders_as_captured_with_no_network(captured: Path, offline: Tripwire) -> None:
+    report = check(captured)
+    assert report.ok, report.to_json()
+    assert report.fidelity == 1.0 and report.misses == 0 and report.blocked == report.escaped == 0
+    assert offline.hits == []
+
+
+def test_offline_episodes_are_deterministic_and_count_misses_and_refusals(captured: Path, offline: Tripwire) -> None:
+    async def go() -> dict[str, object]:
+        async with CapturedSite(captured, image=PNG) as site:
+            episode = await site.open()
+            first = await episode.goto("/zoo/animals")
+            shot = await episode.screenshot()
+            await episode.goto("/zoo")
+            again = await episode.goto("/zoo/animals")
+            same = await episode.screenshot() == shot
+            busted = await episode.goto("/zoo/animals?_=1716000000000")  # a cache buster: the rule drops it
+            busted_same = await episode.screenshot() == shot
+            misses_before = site.misses
+            missing = await episode.goto("/zoo/no_such_table")
+            body = await episode.page.content()
+            misses = site.misses - misses_before
+            refused = await episode.page.evaluate(
+                "() => fetch('http://example.com/x').then(() => 'fetched', () => 'refused')")
+            async with episode.page.context.expect_page() as popup:  # a new page has no handler: the sink gets it
+                await episode.page.evaluate("(url) => { window.open(url); }", episode.start + "zoo")
+            await (await popup.value).close()
+            state = await episode.reset({"url": "/zoo"})
+            await episode.perform(Op("click", 'a[href="/zoo/keepers"]'))
+            await episode.settle()
+            clicked = await episode.state()
+            return {"first": first, "again": again, "same": same, "busted": busted, "busted_same": busted_same,
+                    "missing": missing, "body": body, "misses": misses, "refused": refused,
+                    "blocked": site.blocked_requests, "escaped": site.escaped, "state": state, "clicked": clicked}
+
+    got = asyncio.run(go())
+    assert got["first"] == got["again"] == got["busted"] == 200
+    assert got["same"] and got["busted_same"]
+    assert got["missing"] == 404 and got["misses"] == 1
+    assert "fsmc: not in the capture: GET http://127.0.0.1:" in str(got["body"])
+    assert got["refused"] == "refused" and got["escaped"] == 1 and got["blocked"] == 2
+    assert got["state"] == {"url": "/zoo", "title": "zoo"}
+    assert got["clicked"]["url"] == "/zoo/keepers"  # type: ignore[index]
+    assert offline.hits == []
+
+
+def test_check_from_the_command_line(captured: Path, offline: Tripwire, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["capture", "--check", str(captured), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["pages"] == report["ok"] == 6 + 3 and report["misses"] == 0 and report["fidelity"] == 1.0
+
+
+def test_a_capture_with_a_missing_response_is_refused_naming_the_request(captured: Path, tmp_path: Path,
+                                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken"
+    shutil.copytree(captured, broken)
+    out = io.BytesIO()
+    dropped = None
+    with (captured / "capture.warc.gz").open("rb") as stream:
+        from warcio.warcwriter import WARCWriter
+
+        writer = WARCWriter(out, gzip=True)
+        for record in ArchiveIterator(stream):
+            if record.rec_type == "response" and "/zoo/keepers" in record.rec_headers.get_header("WARC-Target-URI") \
+                    and dropped is None:
+                dropped = record.rec_headers.get_header("WARC-Target-URI")
+                continue
+            writer.write_record(record)
+    (broken / "capture.warc.gz").write_bytes(out.getvalue())
+    assert main(["capture", "--check", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert f"the request GET {dropped} has no response" in err and "Traceback" not in err
+    (broken / "capture.warc.gz").write_bytes(gzip.compress(b"not a warc"))
+    assert main(["capture", "--check", str(broken)]) == 2
+    assert "capture.warc.gz" in capsys.readouterr().err
+
+
+def test_an_unreachable_url_leaves_no_capture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"http://127.0.0.1:{_free_port()}/"
+    dest = tmp_path / "captures" / "gone"
+    assert main(["capture", url, "-o", str(dest)]) == 2
+    err = capsys.readouterr().err
+    assert f"{url}: cannot reach the site" in err and "ECONNREFUSED" in err and "Traceback" not in err
+    assert not dest.exists() and list(dest.parent.iterdir()) == []
+
+
+def test_rules_drop_volatile_parts_and_a_users_file_extends_them(tmp_path: Path) -> None:
+    rules = load_rules()
+    assert rules.key("get", "http://h/a?b=2&_=17&a=1#top") == "GET http://h/a?a=1&b=2"
+    assert rules.url("http://h/p?utm_source=x&sessionid=9&q=1") == "http://h/p?q=1"
+    mine = tmp_path / "mine.toml"
+    mine.write_text('drop_params = ["v"]\n[[rewrite]]\npattern = "/build-[0-9a-f]+/"\nreplacement = "/build/"\n')
+    extended = load_rules(mine)
+    assert extended.url("http://h/build-3fa9/app.js?v=2&t=1") == "http://h/build/app.js"
+    assert parse(extended.to_toml()) == extended
+
+
+def test_a_request_gets_its_first_response_since_the_last_change() -> None:
+    from fsmc.capture.routes import Recording
+    from fsmc.capture.warc import Exchange
+
+    def page(method: str, url: str, body: bytes) -> Exchange:
+        return Exchange(method, f"http://h{url}", 200, (), body)
+
+    recording = Recording([page("GET", "/list", b"v1"), page("GET", "/list?_=2", b"v1 took 3ms"),
+                           page("POST", "/add", b"ok"), page("GET", "/list", b"v2"), page("GET", "/list", b"v2 again")],
+                          load_rules())
+    key = recording.key("GET", "http://h/list?_=9", None)
+    assert [recording.answer(key, epoch).body for epoch in (0, 1, 5)] == [b"v1", b"v2", b"v2"]  # type: ignore[union-attr]
+    assert recording.answer(recording.key("GET", "http://h/other", None), 0) is None

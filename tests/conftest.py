@@ -52,6 +52,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_enumerate_resume.py": ("cli",),
     "test_verify.py": ("cli",),
     "test_stats.py": ("cli",),
+    "test_project.py": ("cli", "browser"),
     "test_build.py": ("build",),
     "test_build_widgets.py": ("build",),
     "test_enumerate_search.py": ("differential",),

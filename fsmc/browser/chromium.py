@@ -8,7 +8,8 @@ from typing import Any
 
 VIEWPORT = {"width": 1280, "height": 720}
 # Off the network (no background services), and rendering that does not depend on timing or the GPU:
-# no smooth scrolling, no overlay scrollbars appearing and fading, no font hinting differences.
+# no smooth scrolling, no overlay scrollbars appearing and fading, no font hinting differences, and tiles
+# re-rastered whole, so a state's view has the same pixels whichever views came before it.
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",
@@ -20,6 +21,7 @@ CHROMIUM_ARGS = [
     "--disable-smooth-scrolling",
     "--hide-scrollbars",
     "--font-render-hinting=none",
+    "--disable-partial-raster",  # a tile partly re-rastered anti-aliases its text otherwise than a whole one
     "--disable-frame-rate-limit",
 ]
 HARNESS_READY = "() => window.__fsmc !== undefined"

@@ -30,6 +30,8 @@ COMMANDS = (
     "fsmc.cli.eval",
     "fsmc.cli.capture",
     "fsmc.cli.propose",
+    "fsmc.cli.init",
+    "fsmc.cli.run",
 )
 
 

@@ -8,13 +8,20 @@ it); 130 interrupted (Ctrl-C); 141 the output pipe was closed (`fsmc schema | he
 
 from __future__ import annotations
 
+import argparse
 import contextlib
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from fsmc.compilation import Compilation
 from fsmc.diagnostics import Diagnostic, SpecError, has_errors, render_json, render_text
 from fsmc.source import read_limited, recall
+
+if TYPE_CHECKING:
+    from fsmc.project import Project, Site
 
 EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141  # 128 + SIGINT, 128 + SIGPIPE, as a shell reports them
@@ -84,3 +91,48 @@ def require_clean(c: Compilation, not_done: str, *, static: bool = False) -> Non
     if has_errors(found):
         print_diagnostics(found)
         raise fail(f"{c.path}: not {not_done}: fix the errors above first (`fsmc check` shows them too)")
+
+
+def current_project(command: str) -> Project:
+    """The project around the current folder (fsmc.toml found upwards); Exit 2 when there is none, 1 when its
+    file has problems (each printed with its line)."""
+    from fsmc.project import ProjectError, find_project_file, load_project
+
+    file = find_project_file()
+    if file is None:
+        raise fail(f"fsmc {command}: no SPEC given, and no fsmc.toml here or in a folder above: give a SPEC, "
+                   "or run `fsmc init` to start a project", EXIT_UNREADABLE)
+    try:
+        return load_project(file)
+    except ProjectError as err:
+        raise fail(str(err)) from None
+
+
+def shown(path: Path) -> str:
+    """A project path as a user in the current folder would type it."""
+    return os.path.relpath(path)
+
+
+def each_site(args: argparse.Namespace, run_one: Callable[[argparse.Namespace], int],
+              fields: Callable[[Site], dict[str, Any]], *, only_with_spec: dict[str, str] | None = None) -> int:
+    """Run a command once for every site of the project, with the arguments `fields(site)` gives (its spec, its
+    folders, the project's options); the worst exit code of them all. `only_with_spec` maps arguments (attribute →
+    flag) that name an output and so make sense only with a SPEC: typed without one, they are refused."""
+    command = args.command
+    typed = [flag for attr, flag in (only_with_spec or {}).items() if getattr(args, attr, None) is not None]
+    if typed:
+        raise fail(f"fsmc {command}: {typed[0]} goes with a SPEC (or OUT); without one, every site of the project is "
+                   "done with the folders its project file names", EXIT_UNREADABLE)
+    worst = EXIT_OK
+    for site in current_project(command).sites:
+        try:
+            code = run_one(argparse.Namespace(**{**vars(args), **fields(site)}))
+        except Exit as done:
+            code = done.code
+        worst = max(worst, code)
+    return worst
+
+
+def given(args: argparse.Namespace, names: tuple[str, ...], defaults: dict[str, Any]) -> dict[str, Any]:
+    """The options `names` as typed on the command line, over `defaults` (the project's, for a site of a project)."""
+    return {**defaults, **{n: getattr(args, n) for n in names if getattr(args, n, None) is not None}}

@@ -7,7 +7,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from fsmc.cli.common import EXIT_OK, compile_spec, fail, require_clean
+from fsmc.cli.common import EXIT_OK, EXIT_UNREADABLE, compile_spec, each_site, fail, given, require_clean, shown
 from fsmc.enumerate import ENGINES, EngineError, Options, OutputError, Summary, enumerate_spec
 from fsmc.enumerate.progress import progress_display
 from fsmc.semantics import CompileError
@@ -46,20 +46,22 @@ def _nonneg(text: str) -> int:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = DESCRIPTION
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("spec", help="a .fsm file, an fsmc IR .json or an AutoWebWorld fsm.json")
-    parser.add_argument("-o", "--out", required=True, metavar="OUT", help="output folder (replaced as a whole)")
-    parser.add_argument("--max-depth", type=_nonneg, default=25, help="longest trajectory explored (default 25)")
-    parser.add_argument("--max-states", type=_nonneg, default=2_000_000, help="states kept at most (default 2,000,000)")
+    parser.add_argument("spec", nargs="?", help="a .fsm file, an fsmc IR .json or an AutoWebWorld fsm.json "
+                                                 "(default: every spec of the project, each into its folder)")
+    parser.add_argument("-o", "--out", metavar="OUT", help="output folder (replaced as a whole); needed with a SPEC")
+    parser.add_argument("--max-depth", type=_nonneg, help="longest trajectory explored (default 25)")
+    parser.add_argument("--max-states", type=_nonneg, help="states kept at most (default 2,000,000)")
     parser.add_argument("--per-page-cap", type=_nonneg, metavar="N", help="states kept at most per page")
-    parser.add_argument("--per-goal", type=_nonneg, default=2, metavar="K",
+    parser.add_argument("--per-goal", type=_nonneg, metavar="K",
                         help="other trajectories per goal besides the shortest (default 2)")
-    parser.add_argument("--slack", type=_nonneg, default=2,
+    parser.add_argument("--slack", type=_nonneg,
                         help="how many moves longer than the shortest the others may be (default 2)")
-    parser.add_argument("--negatives", action="store_true",
+    parser.add_argument("--negatives", action="store_const", const=True,
                         help="also write negative trajectories (truncated, or ending with a disabled move)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for every choice (default 0)")
-    parser.add_argument("--no-derived", action="store_true", help="only the spec's tasks and terminal pages as goals")
-    parser.add_argument("--engine", choices=ENGINES, default="auto",
+    parser.add_argument("--seed", type=int, help="seed for every choice (default 0)")
+    parser.add_argument("--no-derived", dest="derived", action="store_const", const=False,
+                        help="only the spec's tasks and terminal pages as goals")
+    parser.add_argument("--engine", choices=ENGINES,
                         help="auto (default: native where a C compiler is found, else python with a note), "
                              "python (the reference semantics) or native (generated C, needs gcc); "
                              "every engine writes the same bytes")
@@ -98,9 +100,21 @@ def _report(args: argparse.Namespace, s: Summary, seconds: float) -> None:
           f"{d['trajectories']:,} trajectories in {seconds:.1f}s")
 
 
+OPTIONS = ("max_depth", "max_states", "per_page_cap", "per_goal", "slack", "negatives", "seed", "derived", "engine")
+
+
 def run(args: argparse.Namespace) -> int:
-    opts = Options(max_depth=args.max_depth, max_states=args.max_states, per_page_cap=args.per_page_cap,
-                   per_goal=args.per_goal, slack=args.slack, negatives=args.negatives, seed=args.seed,
-                   derived=not args.no_derived, engine=args.engine)
+    if args.spec is None:
+        return each_site(args, _enumerate, lambda site: {"spec": shown(site.spec), "out": shown(site.out),
+                                                         "project_options": site.enumerate},
+                         only_with_spec={"out": "-o/--out"})
+    if args.out is None:
+        raise fail("fsmc enumerate: -o OUT is needed with a SPEC", EXIT_UNREADABLE)
+    return _enumerate(args)
+
+
+def _enumerate(args: argparse.Namespace) -> int:
+    """One spec; the options typed win over the project's (`project_options`, for a site of a project)."""
+    opts = Options(**given(args, OPTIONS, getattr(args, "project_options", {})))
     with progress_display("fsmc enumerate") as show:
         return _run(args, opts, show)

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, each_site, fail, given, shown
 from fsmc.export.writer import FORMATS
+
+if TYPE_CHECKING:
+    from fsmc.project import Site
 
 NAME = "export"
 HELP = "Turn a replayed data folder into an SFT, GRPO or grounding dataset (Parquet, loadable by datasets and TRL)."
@@ -38,26 +42,44 @@ def _fraction(text: str) -> float:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = DESCRIPTION
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("data", help="a folder written by `fsmc replay`")
-    parser.add_argument("--format", required=True, choices=FORMATS, help="which dataset")
-    parser.add_argument("-o", "--out", required=True, help="dataset folder to write (replaced as a whole)")
-    parser.add_argument("--grounding-ratio", type=_fraction, default=0.2,
+    parser.add_argument("data", nargs="?", help="a folder written by `fsmc replay` (default: every site of the project, "
+                                                 "each into its dataset folder)")
+    parser.add_argument("--format", choices=FORMATS, help="which dataset (needed with DATA; in a project: its [export] "
+                                                          "format, else sft)")
+    parser.add_argument("-o", "--out", help="dataset folder to write (replaced as a whole; needed with DATA)")
+    parser.add_argument("--grounding-ratio", type=_fraction,
                         help="grounding's share of the grounding dataset (default 0.2: 2 grounding rows in 10)")
-    parser.add_argument("--test-fraction", type=_fraction, default=0.0,
+    parser.add_argument("--test-fraction", type=_fraction,
                         help="share of the tasks held out as a test split (default 0: train only)")
-    parser.add_argument("--seed", type=int, default=0, help="seed for the grounding mix (default 0)")
+    parser.add_argument("--seed", type=int, help="seed for the grounding mix (default 0)")
+
+
+OPTIONS = ("format", "grounding_ratio", "test_fraction", "seed")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.data is None:
+        return each_site(args, _export, lambda site: _site_fields(args, site), only_with_spec={"out": "-o/--out"})
+    if args.format is None or args.out is None:
+        raise fail("fsmc export: --format and -o DS are needed with DATA", EXIT_UNREADABLE)
+    return _export(args)
+
+
+def _site_fields(args: argparse.Namespace, site: Site) -> dict[str, Any]:
+    options = given(args, OPTIONS, {"format": "sft", **site.export})
+    return {"data": shown(site.data), "out": shown(site.dataset_for(options["format"])), **options}
+
+
+def _export(args: argparse.Namespace) -> int:
     import datasets
 
     from fsmc.export import export
 
     datasets.disable_progress_bars()  # one line of result instead of a bar per shard
 
+    options = given(args, OPTIONS[1:], {})
     try:
-        counts = export(args.data, args.format, args.out, grounding_ratio=args.grounding_ratio, seed=args.seed,
-                        test_fraction=args.test_fraction)
+        counts = export(args.data, args.format, args.out, **options)
     except FileNotFoundError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_UNREADABLE

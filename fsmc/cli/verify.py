@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, print_diagnostics
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, each_site, print_diagnostics, shown
 from fsmc.diagnostics import SpecError
 from fsmc.enumerate.verify import VerifyError, verify_output
 
@@ -16,11 +16,19 @@ SHOWN = 200
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("out", metavar="OUT", help="an output folder of `fsmc enumerate`")
+    parser.add_argument("out", metavar="OUT", nargs="?",
+                        help="an output folder of `fsmc enumerate` (default: every site's of the project)")
     parser.add_argument("--spec", help="the spec to check against (default: the one the manifest names)")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.out is None:
+        return each_site(args, _verify, lambda site: {"out": shown(site.out), "spec": shown(site.spec)},
+                         only_with_spec={"spec": "--spec"})
+    return _verify(args)
+
+
+def _verify(args: argparse.Namespace) -> int:
     try:
         report = verify_output(args.out, args.spec)
     except SpecError as err:

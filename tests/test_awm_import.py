@@ -17,6 +17,7 @@ from fsmc.formats.awm import from_fsm_json, read_fsm_json
 from fsmc.printer import expr_to_fsm
 
 FIXTURE = Path(__file__).parent / "fixtures" / "autowebworld" / "conventions_fsm.json"
+MEMBERS = FIXTURE.with_name("members_fsm.json")  # a nullable array, append(...) and merge(...) value_exprs
 
 
 @pytest.fixture(scope="module")
@@ -171,17 +172,66 @@ def test_bad_worlds_give_the_line_of_the_construct(data: dict[str, Any], edit: A
         assert shown.startswith(f'"{path.rsplit(".", 1)[-1]}"')
 
 
+def test_nullable_array_starts_empty_and_append_adds_to_it() -> None:
+    spec, warnings = read_fsm_json(json.loads(MEMBERS.read_text()), "members.json")
+    (member_ids,) = spec.page("ADD_MEMBERS").vars
+    assert member_ids.default == ir.SetLit(items=())  # bfs_action.py: null, bfs.py: []
+    assert _action(spec, "ADD_MEMBERS", "ACT_ADD_ANY_MEMBER").effects == (
+        ir.Effect(op="add", var="member_ids", value=ir.Lit(value="ITEM_ANY")),)  # the object's one member
+    assert _requires(spec, "ADD_MEMBERS", "ACT_CREATE_GROUP") == ["len(member_ids) > 0"]
+    assert spec.site.terminals == ("GROUP_CREATED",)  # reached: the append completes the form
+    messages = [d.message for d in warnings]
+    assert any(m.startswith("pages[1].signature_schema.member_ids (and 1 more): a nullable array starts empty")
+               for m in messages)
+    assert any(m.startswith("pages[1].actions[0].effects[0]: value_expr append($.x, v)") for m in messages)
+
+
+def test_value_expr_merging_objects_sets_their_one_member() -> None:
+    spec, warnings = read_fsm_json(json.loads(MEMBERS.read_text()), "members.json")
+    assert _action(spec, "HOME", "ACT_PICK_BIRTHDAY").effects == (
+        ir.Effect(op="assign", var="birthday", value=ir.Lit(value="1990-3-7")),)
+    assert any(d.message.startswith("pages[0].actions[0].effects[0]: value_expr merge(") for d in warnings)
+
+
+def _bad_members(edit: Any) -> tuple[str, list[Any]]:
+    broken = json.loads(MEMBERS.read_text())
+    edit(broken)
+    text = json.dumps(broken, indent=2)
+    with pytest.raises(SpecError) as err:
+        load_text(text, "broken.json")
+    return text, err.value.diagnostics
+
+
+@pytest.mark.parametrize(("edit", "message"), [
+    (lambda d: d["pages"][1]["actions"][1]["preconditions"].append({"path": "$.member_ids", "cond": "not_null"}),
+     "pages[1].actions[1].preconditions[1]: cond 'not_null' tells null from [] on nullable array 'member_ids'"),
+    (lambda d: d["pages"][0]["actions"][0]["effects"][0].update(value_expr='merge({"a": 1}, {"b": 2})'),
+     "pages[0].actions[0].effects[0].value_expr: value_expr 'merge({\"a\": 1}, {\"b\": 2})' has no meaning"),
+    (lambda d: d["pages"][1]["actions"][0]["effects"][0].update(value_expr='append($.other, "x")'),
+     "pages[1].actions[0].effects[0].value_expr: value_expr 'append($.other, \"x\")' has no meaning"),
+    (lambda d: d["pages"][0]["actions"][0]["effects"][0].update(value_expr='append($.birthday, "x")'),
+     "pages[0].actions[0].effects[0]: append_unique on field 'birthday', which is not an array"),
+])
+def test_bad_members_worlds_are_located(edit: Any, message: str) -> None:
+    text, found = _bad_members(edit)
+    hits = [d for d in found if d.message.startswith(message)]
+    assert hits, [d.message for d in found]
+    assert hits[0].span.line > 1 and text.splitlines()[hits[0].span.line - 1].strip().startswith(("{", '"value_expr"'))
+
+
 @pytest.fixture
 def sites(tmp_path: Path) -> Path:  # named as the browser fixtures are: this test is in the browser layer
     return tmp_path / "sites"
 
 
-def test_a_world_goes_through_the_whole_pipeline(sites: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("world", [FIXTURE, MEMBERS, FIXTURE.with_name("shared_menu_fsm.json")],
+                         ids=["conventions", "members", "shared_menu"])  # shared_menu: two menus share an element
+def test_a_world_goes_through_the_whole_pipeline(world: Path, sites: Path, tmp_path: Path) -> None:
     from fsmc.codegen import build_site
     from fsmc.enumerate.run import enumerate_spec
     from fsmc.replay import replay
 
-    c = Compilation(FIXTURE)
+    c = Compilation(world)
     assert not has_errors(c.diagnostics)
     enumerate_spec(c, tmp_path / "out")
     build_site(c.ir, sites)

@@ -209,7 +209,8 @@ def test_foreign_unsupported_constructs_are_reported() -> None:
                      "false otherwise (bfs_action.py), and nothing here says which it is"),
         (58, "E009", "pages[0].actions[3].effects[0].value_expr: value_expr '$.guests * 2' has no meaning in fsmc: it "
                      'takes a parameter "{p}", a JSON literal, a call without arguments such as gen_id(), boolean '
-                     "fields joined by && || ! or sum($.x[*].c) over an array<object> field"),
+                     "fields joined by && || ! or sum($.x[*].c) over an array<object> field, merge() of objects "
+                     "giving one member, or append($.x, v) to x itself"),
         (59, "E009", "pages[0].actions[3].data_effects: data_effects change the data tables, which are fixed in fsmc"),
     ]
 

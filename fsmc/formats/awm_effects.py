@@ -19,6 +19,8 @@ _CALL = re.compile(r"([A-Za-z_]\w*)\(\s*\)")
 _PARAM = re.compile(r"\{\s*(\w+)\s*\}")
 _TEST = re.compile(r"[\s()!]*\$\.\w+[\s)]*((&&|\|\|)[\s()!]*\$\.\w+[\s)]*)+")  # $.a && !($.b || $.c)
 _SUM = re.compile(r"sum\(\s*\$\.(\w+)\[\*\]\.(\w+)\s*\)")
+_MERGE = re.compile(r"merge\((.*)\)", re.S)
+_APPEND = re.compile(r"append\(\s*\$\.(\w+)\s*,(.*)\)", re.S)
 _ZERO = {"boolean": False, "integer": 0, "number": 0}
 _NON_NULL_CONDS = ("neq", "not_null", "gt", "gte", "lt", "lte", "length_gt")
 
@@ -35,6 +37,12 @@ EXPR_TEST = ("value_expr combining boolean fields with &&, || and ! sets their v
              "null counting as false (both their BFS tools ignore value_expr and write null)")
 EXPR_SUM = (f"value_expr sum($.x[*].c) over an array<object> field x sets the sum of column c over x's {SAMPLE_ROWS} "
             "fixed sample rows, whose c is 10, 20, 30, ... (both their BFS tools ignore value_expr and write null)")
+EXPR_MERGE = ("value_expr merge({...}, ...) of JSON objects whose result has one member sets that member's value "
+              "(merge({}, {\"date\": \"2000-1-1\"}) sets \"2000-1-1\"), as an fsmc field holds no object (both "
+              "their BFS tools ignore value_expr and write null)")
+EXPR_APPEND = ("value_expr append($.x, v) written to x itself adds v to x, as append_unique does (fsmc arrays are sets); "
+               "an object of one member stands for that member's value, \"{p}\" for parameter p or else the symbolic "
+               "value \"p\" (both their BFS tools ignore value_expr and write null)")
 EXPR_CALL = ("value_expr \"f()\" (gen_id(), now()) sets the symbolic value \"F\", as \"{ITEM_ANY}\" stands for any "
              "item (both their BFS tools ignore value_expr and write null)")
 
@@ -44,7 +52,7 @@ def _path_field(imp: Importer, path: JSON) -> str | None:
 
 
 def _expr_value(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> dict[str, JSON] | None:
-    """`value_expr` as a plain set: a parameter, a JSON literal or a symbolic call; None (reported) otherwise."""
+    """`value_expr` as a plain set (or an append_unique): its meaning, as docs/semantics.md gives it; None (reported) otherwise."""
     text = e["value_expr"]
     base = {k: v for k, v in e.items() if k != "value_expr"}
     if not isinstance(text, str):
@@ -66,6 +74,8 @@ def _expr_value(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> dict
         data.numbers.add(column)
         imp.decide(EXPR_SUM, where)
         return {**base, "value": sum(10 * k for k in range(1, SAMPLE_ROWS + 1))}
+    if (built := _merge(imp, base, text.strip(), where) or _append(imp, base, text.strip(), act, where)) is not None:
+        return built
     if (m := _CALL.fullmatch(text.strip())) is not None:
         imp.decide(EXPR_CALL, where)
         return {**base, "value": m.group(1).upper()}
@@ -76,11 +86,59 @@ def _expr_value(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> dict
     if value is ... or isinstance(value, (dict, list)):
         imp.report(f"{where}.value_expr", f"value_expr {text!r} has no meaning in fsmc: it takes a parameter "
                    "\"{p}\", a JSON literal, a call without arguments such as gen_id(), boolean fields joined by && "
-                   "|| ! or sum($.x[*].c) over an array<object> field",
+                   "|| ! or sum($.x[*].c) over an array<object> field, merge() of objects giving one member, or "
+                   "append($.x, v) to x itself",
                    hint="write the value as 'value' or 'value_ref'")
         return None
     imp.decide(EXPR_LIT, where)
     return {**base, "value": value}
+
+
+def _json_args(text: str) -> list[JSON] | None:
+    """A call's comma-separated arguments when each is JSON, else None."""
+    try:
+        args = json.loads(f"[{text}]")
+    except ValueError:
+        return None
+    return args if isinstance(args, list) else None
+
+
+def _member(value: JSON) -> JSON:
+    """A scalar as it is, an object of one scalar member as that member's value; `...` for anything else."""
+    if isinstance(value, dict) and len(value) == 1:
+        value = next(iter(value.values()))
+    return ... if isinstance(value, (dict, list)) else value
+
+
+def _merge(imp: Importer, base: dict[str, JSON], text: str, where: str) -> dict[str, JSON] | None:
+    """`merge({}, {"date": "2000-1-1"})`: JSON objects merged into one member, whose value is set; else None."""
+    m = _MERGE.fullmatch(text)
+    args = _json_args(m.group(1)) if m is not None else None
+    if not args or not all(isinstance(a, dict) for a in args):
+        return None
+    merged = {k: v for a in args for k, v in a.items()}
+    if len(merged) != 1 or (value := _member(merged)) is ...:
+        return None
+    imp.decide(EXPR_MERGE, where)
+    return {**base, "value": value}
+
+
+def _append(imp: Importer, base: dict[str, JSON], text: str, act: Act, where: str) -> dict[str, JSON] | None:
+    """`append($.x, {"id": "{ITEM_ANY}"})` written to x: an append_unique of the one value; else None."""
+    m = _APPEND.fullmatch(text)
+    if m is None or _path_field(imp, base.get("path")) != fsmc_name(m.group(1)):
+        return None
+    args = _json_args(m.group(2))
+    if args is None or len(args) != 1 or (value := _member(args[0])) is ...:
+        return None
+    imp.decide(EXPR_APPEND, where)
+    added = {**base, "op": "append_unique"}
+    p = _PARAM.fullmatch(value) if isinstance(value, str) else None
+    if p is None:
+        return {**added, "value": value}
+    if fsmc_name(p.group(1)) in {*act.consts, *act.ranges}:
+        return {**added, "value_ref": value}
+    return {**added, "value": p.group(1)}
 
 
 def _known(act: Act, name: str, before: list[dict[str, JSON]]) -> str | None:

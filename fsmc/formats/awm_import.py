@@ -21,9 +21,10 @@ and name-based rules become requires (awm_conventions.py); each such decision is
 
 Refused with E009 (unsupported) or E005 (malformed), each message starting with the JSON path and located
 at the construct's own line: `not_exists` (never evaluated by their BFS), a `clear` whose current value
-nothing fixes, a `value_expr` other than a parameter, a literal or a call without arguments, `value_ref`
-to a `$.path` (the two tools disagree), `data_effects`, conditions on array<object> fields, `inc` given
-`value` but no `by`, nested objects and paths, fractional numbers, and integers that no precondition bounds.
+nothing fixes, a `value_expr` of no form docs/semantics.md gives a meaning, `value_ref` to a `$.path` (the
+two tools disagree), `data_effects`, conditions on array<object> fields other than length_gt, exists and
+not_null, conditions telling null from [] on a nullable array (which starts empty), `inc` given `value` but
+no `by`, nested objects and paths, fractional numbers, and integers that no precondition bounds.
 """
 
 from __future__ import annotations
@@ -43,6 +44,9 @@ __all__ = ["Act", "Field", "Importer", "fsmc_name"]
 JSON = Any
 _CMP = {"eq": "==", "neq": "!=", "gt": ">", "gte": ">=", "lt": "<", "lte": "<="}
 SAMPLE_ROWS = 3  # rows of the table an array<object> field becomes (the file gives none)
+NULL_ARRAY = ("a nullable array starts empty: bfs_action.py starts it at null (bfs.py at []), but fsmc arrays are "
+              "sets, never null, and their BFS cannot tell null from [] by length_gt (false for both) or append_unique "
+              "(null counts as []); a condition that could (exists, not_null, eq or neq null) is refused")
 # Every word the grammar may read as a keyword where an imported name is used (fsmc.frontend.keywords).
 _RESERVED = frozenset().union(*RESERVED.values())
 
@@ -253,8 +257,7 @@ class Importer:
         nullable = "null" in text.split("|")
         if f.base == "array":
             if nullable:
-                self.report(where, "the default of a nullable array differs between their tools ([] in bfs.py, null in "
-                                   "bfs_action.py)", hint="give the default in the page's 'signature'")
+                self.decide(NULL_ARRAY, where)
             return []
         if nullable:
             return None
@@ -413,6 +416,11 @@ class Importer:
                                "there)", hint='write {"cond": "eq", "value": null} for a field that must be empty')
         elif cond not in (*_CMP, "exists", "not_null", "length_gt", "in", "oneof"):
             self.report(where, f"unknown cond {cond!r}", hint="use eq neq gt gte lt lte exists not_null length_gt in oneof")
+        elif f.base == "array" and f.nullable and (cond in ("exists", "not_null") or (cond in ("eq", "neq") and value is None)):
+            self.report(where, f"cond {cond!r} tells null from [] on nullable array '{f.name}', which starts empty in "
+                               "fsmc (bfs_action.py starts it at null, bfs.py at [])",
+                        hint='test {"cond": "length_gt", "value": 0} instead, or give the default in the page\'s '
+                             "'signature'")
         elif cond == "length_gt" and (f.base not in ("array", "string") or not isinstance(value, int)):
             self.report(where, f"length_gt needs an array or string field and an integer value (field '{f.name}' is {f.base})")
         elif cond in ("in", "oneof") and not isinstance(value, list) and not (isinstance(value, str) and value.startswith("$.")):

@@ -216,7 +216,7 @@ export const catalogue = computed(() => {
   const claim = (testid, kind, place, rowKey, make) => {
     let el = byId.get(testid)
     if (!el) {
-      el = { testid, kind, place, rowKey, label: '', enabled: false, options: [], value: null, children: [], menuOf: null,
+      el = { testid, kind, place, rowKey, label: '', enabled: false, options: [], value: null, children: [], menuOf: null, menus: [],
         role: '', var: -1, arg: null, gkey: `el:${testid}`, group: '', field: '', step: 0, primary: false, typed: null,
         suggestions: [] }
       make(el)
@@ -240,8 +240,8 @@ export const catalogue = computed(() => {
       } else if (pl.kind !== 'select' && action.moves.length > 60 && !on) continue
       const testid = pl.kind === 'drop' ? op.text(s, args) : op.sel(s, args)
       const place = pl.place.startsWith('view:') ? `${pl.place}:${args[pl.bind]}` : pl.place
-      const el = claim(testid, pl.kind, pl.menu >= 0 ? `menu:${ops[pl.menu].sel(s, args)}` : place,
-        pl.bind >= 0 ? args[pl.bind] : null, (e) => {
+      const where = pl.menu >= 0 ? `menu:${ops[pl.menu].sel(s, args)}` : place
+      const el = claim(testid, pl.kind, where, pl.bind >= 0 ? args[pl.bind] : null, (e) => {
           e.label = elementLabel(pl, action, op, s, args, isCommit)
           e.group = pl.group
           e.displayVar = action.displaySlot ?? -1
@@ -252,6 +252,7 @@ export const catalogue = computed(() => {
           if (pl.role === 'search') e.suggestions = [...new Set(action.moves.map((m) => op.text(s, m)))].slice(0, 8)
         })
       if (el.step !== pl.step) el.step = 0  // shared by elements of different steps: shown on every step
+      if (where !== el.place && where.startsWith('menu:') && !el.menus.includes(where)) el.menus.push(where)
       const plain = !pl.text && !['choice', 'check-add', 'check-remove', 'add', 'calendar-day'].includes(pl.role) && pl.label_param < 0
       if (isCommit && on && !el.fromEnabled) { el.enabled = true; el.fromEnabled = true; if (plain && pl.kind !== 'input' && pl.kind !== 'hover') el.label = label(action, s, args) }
       if (!isCommit) el.enabled = true
@@ -280,7 +281,10 @@ export const catalogue = computed(() => {
   }
   for (const el of byId.values()) {
     if (el.place.startsWith('menu:')) {
-      const parent = byId.get(el.place.slice(5))
+      // An element in the menus of several openers (a year button in two date pickers) is rendered once, so it
+      // goes in the menu that is open now, else in the first that claimed it.
+      const open = el.menus.find((m) => ui.open[m.slice(5)] && !ui.open[el.place.slice(5)])
+      const parent = byId.get((open || el.place).slice(5))
       if (parent && parent !== el) { parent.children.push(el); el.menuOf = parent.testid } else (places.more ||= []).push(el)
     }
   }

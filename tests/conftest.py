@@ -71,6 +71,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_train_online.py": ("train", "browser"),
     "test_llm.py": ("unit",),
     "test_propose.py": ("cli",),
+    "test_agent.py": ("browser",),
 }
 """The layers of each test file; a new test file must be added here (collection fails otherwise)."""
 

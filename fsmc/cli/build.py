@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from fsmc.cli.common import EXIT_OK, compile_spec, fail, print_diagnostics, require_clean
+from fsmc.cli.agent_build import add_agent_arguments, agent_client, run_agent
+from fsmc.cli.common import EXIT_OK, compile_spec, each_site, fail, print_diagnostics, require_clean, shown
 from fsmc.codegen import THEMES, BuildError, build_site, default_theme
 from fsmc.compilation import Compilation
 from fsmc.diagnostics import SpecError
@@ -16,16 +17,27 @@ HELP = "Build a spec into a Vue 3 site (generated_sites/<site>/dist) whose JS ru
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("spec", help="a .fsm file, an fsmc IR .json or an AutoWebWorld fsm.json")
+    parser.add_argument("spec", nargs="?", help="a .fsm file, an fsmc IR .json or an AutoWebWorld fsm.json "
+                                                 "(default: every spec of the project, into its build folder)")
     parser.add_argument("--theme", choices=sorted(THEMES), help="look of the site (default: seeded from the spec's reference)")
-    parser.add_argument("--out", default="generated_sites", help="folder the project is written to (default: generated_sites)")
+    parser.add_argument("--out", help="folder the project is written to (default: generated_sites)")
     parser.add_argument("--screenshots", action="store_true", help="also save a 1280×720 PNG of every page to <site>/screenshots/")
+    add_agent_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.spec is None:
+        return each_site(args, _build, lambda site: {"spec": shown(site.spec), "out": shown(site.build),
+                                                     "theme": args.theme or site.theme},
+                         only_with_spec={"out": "--out"})
+    return _build(argparse.Namespace(**{**vars(args), "out": args.out or "generated_sites"}))
+
+
+def _build(args: argparse.Namespace) -> int:
     c = compile_spec(args.spec)
     require_clean(c, "built", static=True)  # the semantic checks explore the states: too slow for every build
     _require_executable(c)
+    client = agent_client(args, Path(args.out) / c.ir.site.name) if args.agent else None  # no key: exit 2 first
     try:
         result = build_site(c.ir, args.out, args.theme)
     except BuildError as err:
@@ -33,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
     theme = args.theme or default_theme(c.ir)
     print(f"built {c.ir.site.name} → {result.dist} (theme {theme}): "
           f"generate {result.generate_s:.2f} s, bundle {result.bundle_s:.2f} s")
+    if args.agent:
+        run_agent(args, c, result.project.root, client)  # Exit(1 or 2) when it fails; dist/ stays a passing build
     if args.screenshots:
         return _screenshots(c, result.dist, result.project.root / "screenshots")
     return EXIT_OK

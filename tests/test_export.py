@@ -176,3 +176,32 @@ def test_gallery_shows_every_kept_trajectory(shop_replayed: Path, tmp_path: Path
     images = [part.split('"')[0] for part in page.split('<img src="')[1:]]
     assert images and all((index.parent / src).resolve().is_file() for src in images)
     assert 'class="marker"' in page and "→" in page  # where the action lands, and what a move changed
+
+
+def test_export_thoughts_model_writes_each_steps_thought_with_a_model(shop_replayed: Path, exported: dict[str, Path],
+                                                                     tmp_path: Path) -> None:
+    import shutil
+
+    from fsmc.cli import main
+    from fsmc.testing.standin import StandIn
+
+    data = tmp_path / "data"  # thoughts.jsonl goes into the replay's folder: a copy, not the shared fixture
+    shutil.copytree(shop_replayed, data)
+    thought = "The filter sits above the results, so I use it first."
+    with StandIn(lambda request: f"<think>{thought}</think>") as server:
+        code = main(["export", str(data), "--format", "sft", "-o", str(tmp_path / "sft"), "--thoughts", "model",
+                     "--base-url", server.openai_url, "--api-key", "test", "--cache-dir", str(tmp_path / "cache")])
+        asked = server.requests
+    assert code == 0
+    rows = load_dataset(str(tmp_path / "sft"), split="train")
+    templated = {r["id"]: r for split in ("train", "test")
+                 for r in load_dataset(str(exported["sft"]), split=split)}
+    assert len(rows) == len(templated)
+    # one request per distinct step (steps that trajectories share are asked once: the cache), each with its screenshot
+    assert 0 < len(asked) <= len(rows) and all(r.images for r in asked)
+    for row in rows:
+        text = row["messages"][-1]["content"][0]["text"]
+        assert text.startswith(f"<think>{thought}</think><action>")
+        mine = templated[row["id"]]["messages"][-1]["content"][0]["text"]
+        assert text.split("<action>")[1] == mine.split("<action>")[1]  # the same action, another thought
+    assert (data / "thoughts.jsonl").is_file()

@@ -288,6 +288,33 @@ def test_an_enumeration_is_paraphrased_beside_its_files(tmp_path: Path) -> None:
     assert {p.name: p.read_bytes() for p in out.iterdir() if p.name != "paraphrases.jsonl"} == before
 
 
+def test_fsmc_enumerate_paraphrase_writes_them_and_a_rerun_is_answered_from_the_cache(tmp_path: Path) -> None:
+    from fsmc.cli import main
+    from fsmc.propose.reference import EXAMPLE
+
+    spec = tmp_path / "library.fsm"
+    spec.write_text(EXAMPLE, encoding="utf-8")
+
+    def rewrite(request: Any) -> str:
+        instruction = request.texts[-1].split("\n")[0].removeprefix("Instruction: ")
+        return json.dumps({"instructions": [f"Please: {instruction}"]})
+
+    def run(out: Path) -> int:
+        return main(["enumerate", str(spec), "-o", str(out), "--paraphrase", "1", "--base-url", server.openai_url,
+                     "--api-key", "test", "--cache-dir", str(tmp_path / "cache")])
+
+    with StandIn(rewrite) as server:
+        assert run(tmp_path / "a") == 0
+        asked = len(server.requests)
+        assert run(tmp_path / "b") == 0
+    assert asked > 0 and len(server.requests) == asked  # the second run asked nothing
+    first = (tmp_path / "a" / "paraphrases.jsonl").read_bytes()
+    assert first == (tmp_path / "b" / "paraphrases.jsonl").read_bytes()
+    lines = [json.loads(line) for line in first.decode().splitlines()]
+    assert all(line["paraphrases"] == [f"Please: {line['instruction']}"] for line in lines)
+    assert (tmp_path / "a.ledger.jsonl").exists()
+
+
 @pytest.mark.parametrize("provider", ["openai", "gemini"])
 def test_a_thought_is_written_from_the_screenshot_and_cached(provider: str, tmp_path: Path) -> None:
     from fsmc.llm import ModelThoughts

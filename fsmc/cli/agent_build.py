@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, fail
-from fsmc.cli.propose import add_model_arguments, model_client
+from fsmc.cli.models import add_model_arguments, model_client
 
 if TYPE_CHECKING:  # the model layer and the agent are loaded only when --agent is given
     from fsmc.agent import Turn

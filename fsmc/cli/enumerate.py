@@ -6,11 +6,18 @@ import argparse
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fsmc.cli.common import EXIT_OK, EXIT_UNREADABLE, compile_spec, each_site, fail, given, require_clean, shown
+from fsmc.cli.models import add_model_arguments, model_client
 from fsmc.enumerate import ENGINES, EngineError, Options, OutputError, Summary, enumerate_spec
 from fsmc.enumerate.progress import progress_display
 from fsmc.semantics import CompileError
+
+if TYPE_CHECKING:
+    from fsmc.compilation import Compilation
+    from fsmc.llm import Client
 
 NAME = "enumerate"
 HELP = ("Explore every reachable state breadth-first and write tasks, shortest and alternative trajectories "
@@ -65,10 +72,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="auto (default: native where a C compiler is found, else python with a note), "
                              "python (the reference semantics) or native (generated C, needs gcc); "
                              "every engine writes the same bytes")
+    parser.add_argument("--paraphrase", type=_nonneg, metavar="K",
+                        help="also K model-written instructions per task, each kept only if it names every parameter "
+                             "value of the task verbatim, in OUT/paraphrases.jsonl (cached; the model flags below)")
+    add_model_arguments(parser)
 
 
 def _run(args: argparse.Namespace, opts: Options, on_phase: Callable[[str, int, int, int], None] | None) -> int:
     c = compile_spec(args.spec)
+    client = _paraphraser(args) if getattr(args, "paraphrase", None) else None  # no key: exit 2 before the work
     if on_phase is not None:
         on_phase("check", 0, 0, 0)
     require_clean(c, "enumerated")  # the checks' machine and explored states serve the enumeration too
@@ -85,7 +97,27 @@ def _run(args: argparse.Namespace, opts: Options, on_phase: Callable[[str, int, 
         raise fail(f"{args.spec}: error: evaluating the spec failed beyond the states `fsmc check` explored: "
                    f"{type(err).__name__}: {err}") from None
     _report(args, summary, time.perf_counter() - started)
+    if client is not None:
+        _paraphrase(args, c, client)
     return EXIT_OK
+
+
+def _paraphraser(args: argparse.Namespace) -> Client:
+    out = Path(args.out)
+    return model_client(args, out.parent / f"{out.name}.ledger.jsonl", "fsmc enumerate")
+
+
+def _paraphrase(args: argparse.Namespace, c: Compilation, client: Client) -> None:
+    """OUT/paraphrases.jsonl: K instructions per task from a model, each naming every value of its task."""
+    from fsmc.llm import LLMError, paraphrase_output, task_values
+
+    out = Path(args.out)
+    try:
+        n = paraphrase_output(client, out, task_values(c.machine), args.paraphrase)
+    except LLMError as err:
+        raise fail(f"{args.out}: error: cannot paraphrase: {err.message}", err.code) from None
+    print(f"{out / 'paraphrases.jsonl'}: {n['kept']:,} paraphrases of {n['tasks']:,} tasks; {n['rejected']:,} "
+          f"rejected for not naming every value verbatim, {n['failed']:,} replies unusable")
 
 
 def _note(args: argparse.Namespace) -> Callable[[str], None]:

@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, each_site, fail, given, shown
+from fsmc.cli.models import add_model_arguments, model_client
 from fsmc.export.writer import FORMATS
 
 if TYPE_CHECKING:
@@ -52,6 +53,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--test-fraction", type=_fraction,
                         help="share of the tasks held out as a test split (default 0: train only)")
     parser.add_argument("--seed", type=int, help="seed for the grounding mix (default 0)")
+    parser.add_argument("--thoughts", choices=("template", "model"), default="template",
+                        help="each step's thought in sft and sft-trajectory: templated from the action (default), or "
+                             "written by a model from the screenshot and the action (DATA/thoughts.jsonl, cached; "
+                             "the model flags below)")
+    add_model_arguments(parser)
 
 
 OPTIONS = ("format", "grounding_ratio", "test_fraction", "seed")
@@ -78,8 +84,9 @@ def _export(args: argparse.Namespace) -> int:
     datasets.disable_progress_bars()  # one line of result instead of a bar per shard
 
     options = given(args, OPTIONS[1:], {})
+    thoughts = _model_thoughts(args) if args.thoughts == "model" and args.format in ("sft", "sft-trajectory") else None
     try:
-        counts = export(args.data, args.format, args.out, **options)
+        counts = export(args.data, args.format, args.out, thoughts=thoughts, **options)
     except FileNotFoundError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_UNREADABLE
@@ -89,3 +96,24 @@ def _export(args: argparse.Namespace) -> int:
     sizes = ", ".join(f"{n:,} {split}" for split, n in counts.items())
     print(f"{args.out}: {args.format} dataset, {sizes} rows")
     return EXIT_OK
+
+
+def _model_thoughts(args: argparse.Namespace) -> dict[str, str]:
+    """A model's thought for every step of DATA's kept trajectories (written to DATA/thoughts.jsonl), by row id."""
+    import json
+    from pathlib import Path
+
+    from fsmc.llm import LLMError, thoughts_output
+    from fsmc.llm.texts import THOUGHTS
+
+    data = Path(args.data)
+    client = model_client(args, data / "thoughts.ledger.jsonl", "fsmc export")
+    try:
+        n = thoughts_output(client, data)
+    except LLMError as err:
+        raise fail(f"{args.data}: error: cannot write the thoughts: {err.message}", err.code) from None
+    except FileNotFoundError as err:
+        raise fail(f"error: {err}", EXIT_UNREADABLE) from None
+    print(f"{data / THOUGHTS}: {n['steps']:,} thoughts for {n['trajectories']:,} trajectories")
+    lines = (data / THOUGHTS).read_text(encoding="utf-8").splitlines()
+    return {row["id"]: row["thought"] for row in map(json.loads, lines)}

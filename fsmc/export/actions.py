@@ -88,5 +88,6 @@ def thought(label: str, step: dict[str, Any], action: dict[str, Any]) -> str:
     return f"To {why}, {doing}."
 
 
-def reply(label: str, step: dict[str, Any], action: dict[str, Any]) -> str:
-    return f"<think>{thought(label, step, action)}</think><action>{format_action(action)}</action>"
+def reply(label: str, step: dict[str, Any], action: dict[str, Any], written: str | None = None) -> str:
+    """The assistant's turn: a thought (`written` by a model, else the templated one) and the action."""
+    return f"<think>{written or thought(label, step, action)}</think><action>{format_action(action)}</action>"

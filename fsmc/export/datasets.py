@@ -20,8 +20,9 @@ from __future__ import annotations
 import hashlib
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 from fsmc.export.actions import SYSTEM_PROMPT, action_of, format_action, reply
@@ -72,10 +73,14 @@ def _prompt(text: str) -> list[dict[str, Any]]:
             {"role": "user", "content": [{"type": "image", "text": None}, {"type": "text", "text": text}]}]
 
 
-def sft_rows(t: dict[str, Any]) -> Iterator[Row]:
+Thoughts = Mapping[str, str]
+"""A model's thought for each step, by row id (`TRAJECTORY/N`); a step without one gets the templated thought."""
+
+
+def sft_rows(t: dict[str, Any], thoughts: Thoughts = MappingProxyType({})) -> Iterator[Row]:
     history: list[dict[str, Any]] = []
     for n, (action, step) in enumerate(agent_steps(t)):
-        answer = reply(_label(t, step), step, action)
+        answer = reply(_label(t, step), step, action, thoughts.get(f"{t['id']}/{n}"))
         yield {"id": f"{t['id']}/{n}", "task_id": t.get("task_id", t["id"]), "step": n,
                "messages": [*_prompt(user_text(t["instruction"], history)),
                             {"role": "assistant", "content": [{"type": "text", "text": answer}]}],
@@ -83,21 +88,22 @@ def sft_rows(t: dict[str, Any]) -> Iterator[Row]:
         history.append(action)
 
 
-def trajectory_row(t: dict[str, Any]) -> Row:
+def trajectory_row(t: dict[str, Any], thoughts: Thoughts = MappingProxyType({})) -> Row:
     """The whole trajectory as one conversation: each step's screenshot in a user turn, its reply in the next."""
     messages = [{"role": "system", "content": [{"type": "text", "text": SYSTEM_PROMPT}]}]
     images = []
     for n, (action, step) in enumerate(agent_steps(t)):
         text = f"Task: {t['instruction']}\nWhat is the next action?" if n == 0 else "What is the next action?"
         messages += [{"role": "user", "content": [{"type": "image", "text": None}, {"type": "text", "text": text}]},
-                     {"role": "assistant", "content": [{"type": "text", "text": reply(_label(t, step), step, action)}]}]
+                     {"role": "assistant", "content": [{"type": "text", "text": reply(_label(t, step), step, action,
+                                                                                   thoughts.get(f"{t['id']}/{n}"))}]}]
         images.append(step["screenshot"])
     return {"id": t["id"], "task_id": t.get("task_id", t["id"]), "steps": len(images), "messages": messages,
             "images": images}
 
 
-def trajectory_rows(t: dict[str, Any]) -> Iterator[Row]:
-    row = trajectory_row(t)
+def trajectory_rows(t: dict[str, Any], thoughts: Thoughts = MappingProxyType({})) -> Iterator[Row]:
+    row = trajectory_row(t, thoughts)
     if row["images"]:
         yield row
 

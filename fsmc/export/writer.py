@@ -24,6 +24,7 @@ from typing import Any
 
 from fsmc.export.datasets import (
     Row,
+    Thoughts,
     grounding_mix,
     grpo_rows,
     read_kept,
@@ -130,17 +131,21 @@ def _card(fmt: str, counts: dict[str, int], digest: str) -> str:
             "```python\nfrom datasets import load_dataset\nds = load_dataset(\"path/to/this/folder\")\n```\n")
 
 
-def _rows(fmt: str, trajectories: list[dict[str, Any]], grounding_ratio: float, seed: int) -> Iterator[Row]:
+def _rows(fmt: str, trajectories: list[dict[str, Any]], grounding_ratio: float, seed: int,
+          thoughts: Thoughts) -> Iterator[Row]:
     if fmt == "grounding":
         yield from grounding_mix(trajectories, grounding_ratio, seed)
+    elif fmt == "grpo":
+        yield from (row for t in trajectories for row in grpo_rows(t))
     else:
-        make = {"sft": sft_rows, "sft-trajectory": trajectory_rows, "grpo": grpo_rows}[fmt]
-        yield from (row for t in trajectories for row in make(t))
+        make = {"sft": sft_rows, "sft-trajectory": trajectory_rows}[fmt]
+        yield from (row for t in trajectories for row in make(t, thoughts))
 
 
 def export(data_dir: str | Path, fmt: str, out: str | Path, *, grounding_ratio: float = 0.2, seed: int = 0,
-           test_fraction: float = 0.0) -> dict[str, int]:
-    """Export a replayed data folder as sft, sft-trajectory, grpo or grounding; returns the row count of each split."""
+           test_fraction: float = 0.0, thoughts: Thoughts | None = None) -> dict[str, int]:
+    """Export a replayed data folder as sft, sft-trajectory, grpo or grounding; returns the row count of each split.
+    `thoughts` (row id → text, e.g. a model's from fsmc.llm.thoughts_output) replace the templated thoughts of sft."""
     data_dir, out = Path(data_dir), Path(out)
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
@@ -154,7 +159,7 @@ def export(data_dir: str | Path, fmt: str, out: str | Path, *, grounding_ratio: 
     tmp = out.with_name(f".{out.name}.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     (tmp / "data").mkdir(parents=True)
-    counts = {split: _write_split(_rows(fmt, ts, grounding_ratio, seed), tmp, split, fmt, data_dir)
+    counts = {split: _write_split(_rows(fmt, ts, grounding_ratio, seed, thoughts or {}), tmp, split, fmt, data_dir)
               for split, ts in by_split.items() if ts}
     counts = {split: n for split, n in counts.items() if n}
     if not counts:
@@ -163,6 +168,8 @@ def export(data_dir: str | Path, fmt: str, out: str | Path, *, grounding_ratio: 
     (tmp / "README.md").write_text(_card(fmt, counts, fingerprint(tmp)), encoding="utf-8")
     meta = {"format": fmt, "rows": counts, "grounding_ratio": grounding_ratio, "seed": seed,
             "test_fraction": test_fraction, "source": json.loads((data_dir / "manifest.json").read_text())}
+    if thoughts:
+        meta["thoughts"] = "model"  # the templated ones are the default, not recorded: earlier exports keep their bytes
     (tmp / "fsmc_export.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     if out.exists():
         shutil.rmtree(out)

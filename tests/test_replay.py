@@ -224,3 +224,19 @@ def test_only_the_site_under_test_is_reachable(shop_site: Path) -> None:
     blocked, outcome, own = asyncio.run(_blocked_requests(shop_site))
     assert outcome == ["blocked"] * 3 and blocked == 3
     assert own == 200
+
+
+def test_a_focused_fields_view_does_not_blink(shop_site: Path) -> None:
+    """The caret blinks on Chromium's own timer, which the fake clock does not hold: it is hidden."""
+    async def shots() -> set[bytes]:
+        async with GeneratedSite(shop_site) as site:
+            episode = await site.open()
+            await episode.page.evaluate("() => { const i = document.createElement('input'); "
+                                        "document.body.prepend(i); i.focus() }")
+            seen = set()
+            for _ in range(6):  # over 1.5 s of real time: a blinking caret (about 0.5 s a phase) shows both phases
+                await asyncio.sleep(0.25)
+                seen.add(await episode.screenshot())
+            return seen
+
+    assert len(asyncio.run(shots())) == 1

@@ -25,6 +25,13 @@ CHROMIUM_ARGS = [
     "--disable-frame-rate-limit",
 ]
 HARNESS_READY = "() => window.__fsmc !== undefined"
+# The text caret blinks on Chromium's own timer, not the page's (fake) clock: a screenshot of a focused field would
+# show it or not by chance. Hidden, as Playwright's own page.screenshot hides it by default.
+HIDE_CARET = """addEventListener('DOMContentLoaded', () => {
+  const style = document.createElement('style')
+  style.textContent = '*, *::before, *::after { caret-color: transparent !important; }'
+  document.head.appendChild(style)
+})"""
 
 
 class BrowserMissing(RuntimeError):
@@ -95,7 +102,7 @@ class Chromium:
 
 
 async def open_site(browser: Any, url: str, isolation: Isolation, *, fake_time: bool = True) -> Any:
-    """A page on the site in a fresh context: 1280×720, reduced motion, isolated, timers under our control.
+    """A page on the site in a fresh context: 1280×720, reduced motion, isolated, timers under our control, no caret.
 
     With fake time the page's clock only moves when we say so (`page.clock.run_for`): toasts and
     delays elapse instantly and identically on every run, which keeps screenshots deterministic.
@@ -103,6 +110,7 @@ async def open_site(browser: Any, url: str, isolation: Isolation, *, fake_time: 
     context = await browser.new_context(viewport=VIEWPORT, device_scale_factor=1, reduced_motion="reduce",
                                         service_workers="block", locale="en-GB", timezone_id="UTC")
     await context.route("**/*", isolation.route)
+    await context.add_init_script(HIDE_CARET)
     if fake_time:
         await context.clock.install(time=0)
         await context.clock.pause_at(1000)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, fail
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, fail, positive
 from fsmc.cli.models import add_model_arguments, model_client
 
 if TYPE_CHECKING:  # the model layer and the agent are loaded only when --agent is given
@@ -28,11 +28,11 @@ def add_agent_arguments(parser: argparse.ArgumentParser) -> None:
                    "ledger in the site's folder")
     g.add_argument("--agent-task", metavar="TEXT", help="what the agent should do (default: a distinctive look, "
                    "headlines and copy, an SVG illustration)")
-    g.add_argument("--max-turns", type=_positive, default=30, help="the most turns, one tool each (default 30)")
-    g.add_argument("--max-tokens", type=_positive, default=400_000, help="the most tokens in and out over the run, "
+    g.add_argument("--max-turns", type=positive, default=30, help="the most turns, one tool each (default 30)")
+    g.add_argument("--max-tokens", type=positive, default=400_000, help="the most tokens in and out over the run, "
                    "as the ledger counts them (default 400,000)")
-    g.add_argument("--reply-tokens", type=_positive, default=8192, help="the longest reply (default 8,192)")
-    g.add_argument("--sample", type=_positive, default=32, help="transitions replayed after every edit "
+    g.add_argument("--reply-tokens", type=positive, default=8192, help="the longest reply (default 8,192)")
+    g.add_argument("--sample", type=positive, default=32, help="transitions replayed after every edit "
                    "(default 32: the first of each action, then of each move)")
     add_model_arguments(parser)
 
@@ -98,13 +98,6 @@ def _print_totals(client: Client, root: Path) -> None:
     print(f"model calls: {t['calls']} made, {t['cached']} from the cache, {t['failed']} failed; "
           f"{t['tokens_in']:,} tokens in, {t['tokens_out']:,} out; {cost}; transcript: {root / TRANSCRIPT}; "
           f"ledger: {client.ledger.path}", file=sys.stderr)
-
-
-def _positive(text: str) -> int:
-    n = int(text)
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return n
 
 
 __all__ = ["add_agent_arguments", "agent_client", "run_agent"]

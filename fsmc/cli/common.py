@@ -136,3 +136,20 @@ def each_site(args: argparse.Namespace, run_one: Callable[[argparse.Namespace], 
 def given(args: argparse.Namespace, names: tuple[str, ...], defaults: dict[str, Any]) -> dict[str, Any]:
     """The options `names` as typed on the command line, over `defaults` (the project's, for a site of a project)."""
     return {**defaults, **{n: getattr(args, n) for n in names if getattr(args, n, None) is not None}}
+
+
+def positive(text: str) -> int:
+    """An argparse type: an integer of 1 or more."""
+    return _at_least(text, 1)
+
+
+def nonnegative(text: str) -> int:
+    """An argparse type: an integer of 0 or more."""
+    return _at_least(text, 0)
+
+
+def _at_least(text: str, least: int) -> int:
+    value = int(text)
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be {least} or more")
+    return value

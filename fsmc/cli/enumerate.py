@@ -9,7 +9,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fsmc.cli.common import EXIT_OK, EXIT_UNREADABLE, compile_spec, each_site, fail, given, require_clean, shown
+from fsmc.cli.common import (
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    compile_spec,
+    each_site,
+    fail,
+    given,
+    nonnegative,
+    require_clean,
+    shown,
+)
 from fsmc.cli.models import add_model_arguments, model_client
 from fsmc.enumerate import ENGINES, EngineError, Options, OutputError, Summary, enumerate_spec
 from fsmc.enumerate.progress import progress_display
@@ -43,25 +53,18 @@ hash, options, counts). Re-check them with `fsmc verify OUT`, summarise them wit
 """
 
 
-def _nonneg(text: str) -> int:
-    value = int(text)
-    if value < 0:
-        raise argparse.ArgumentTypeError("must be 0 or more")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = DESCRIPTION
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("spec", nargs="?", help="a .fsm file, an fsmc IR .json or an AutoWebWorld fsm.json "
                                                  "(default: every spec of the project, each into its folder)")
     parser.add_argument("-o", "--out", metavar="OUT", help="output folder (replaced as a whole); needed with a SPEC")
-    parser.add_argument("--max-depth", type=_nonneg, help="longest trajectory explored (default 25)")
-    parser.add_argument("--max-states", type=_nonneg, help="states kept at most (default 2,000,000)")
-    parser.add_argument("--per-page-cap", type=_nonneg, metavar="N", help="states kept at most per page")
-    parser.add_argument("--per-goal", type=_nonneg, metavar="K",
+    parser.add_argument("--max-depth", type=nonnegative, help="longest trajectory explored (default 25)")
+    parser.add_argument("--max-states", type=nonnegative, help="states kept at most (default 2,000,000)")
+    parser.add_argument("--per-page-cap", type=nonnegative, metavar="N", help="states kept at most per page")
+    parser.add_argument("--per-goal", type=nonnegative, metavar="K",
                         help="other trajectories per goal besides the shortest (default 2)")
-    parser.add_argument("--slack", type=_nonneg,
+    parser.add_argument("--slack", type=nonnegative,
                         help="how many moves longer than the shortest the others may be (default 2)")
     parser.add_argument("--negatives", action="store_const", const=True,
                         help="also write negative trajectories (truncated, or ending with a disabled move)")
@@ -72,7 +75,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="auto (default: native where a C compiler is found, else python with a note), "
                              "python (the reference semantics) or native (generated C, needs gcc); "
                              "every engine writes the same bytes")
-    parser.add_argument("--paraphrase", type=_nonneg, metavar="K",
+    parser.add_argument("--paraphrase", type=nonnegative, metavar="K",
                         help="also K model-written instructions per task, each kept only if it names every parameter "
                              "value of the task verbatim, in OUT/paraphrases.jsonl (cached; the model flags below)")
     add_model_arguments(parser)

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, Exit, fail
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, Exit, fail, positive
 from fsmc.cli.models import add_model_arguments, model_client
 
 if TYPE_CHECKING:  # the model layer is loaded only when the command runs
@@ -32,20 +32,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "JSON or TOML file with those keys")
     parser.add_argument("--to", choices=TARGETS, default="fsm", help="write the .fsm text (default) or "
                         "AutoWebWorld's fsm.json")
-    parser.add_argument("--rounds", type=_positive, default=4, help="the most rounds: one proposal, then "
+    parser.add_argument("--rounds", type=positive, default=4, help="the most rounds: one proposal, then "
                         "improvements (default 4)")
-    parser.add_argument("--max-states", type=_positive, default=50_000, help="the state budget (default 50,000)")
+    parser.add_argument("--max-states", type=positive, default=50_000, help="the state budget (default 50,000)")
     parser.add_argument("--allow-warnings", action="store_true", help="call a spec with warnings but no error clean")
-    parser.add_argument("--max-tokens", type=_positive, default=8192, help="the longest reply, in tokens "
+    parser.add_argument("--max-tokens", type=positive, default=8192, help="the longest reply, in tokens "
                         "(default 8,192; a spec cut off there uses up its round)")
     add_model_arguments(parser)
-
-
-def _positive(text: str) -> int:
-    n = int(text)
-    if n < 1:
-        raise argparse.ArgumentTypeError("must be at least 1")
-    return n
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, current_project, fail, shown
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, current_project, fail, positive, shown
 
 if TYPE_CHECKING:
     from fsmc.project import Project, Site, SiteResult
@@ -34,19 +34,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("sites", nargs="*", metavar="SITE",
                         help="the sites to run (default: every site of the project)")
-    parser.add_argument("-j", "--jobs", type=_positive, default=1,
+    parser.add_argument("-j", "--jobs", type=positive, default=1,
                         help="sites at once in local processes; with --ray and no ADDRESS, the CPUs of the local "
                              "cluster (default 1; with --ray: every core)")
     parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
                         help="run on a Ray cluster: ADDRESS (host:port, or 'auto' for the one `ray start` made "
                              "here), or a local cluster when none is given")
-
-
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text} is not at least 1")
-    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, compile_spec, fail, require_clean
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, compile_spec, fail, positive, require_clean
 
 if TYPE_CHECKING:
     from fsmc.compilation import Compilation
@@ -34,23 +34,16 @@ divergence is shrunk to a shortest walk and written to OUT as well.
 """
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("must be 1 or more")
-    return value
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = DESCRIPTION
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("spec", help="a .fsm file, an fsmc IR .json or an AutoWebWorld fsm.json")
     parser.add_argument("-o", "--out", metavar="OUT", help="folder for the counterexamples (replaced as a whole)")
     parser.add_argument("--site", help="also walk this built site (generated_sites/<site>, its dist/, or its name)")
-    parser.add_argument("--walks", type=_positive, default=50, help="random walks on the site (default 50)")
-    parser.add_argument("--max-steps", type=_positive, default=10, help="moves per walk at most (default 10)")
+    parser.add_argument("--walks", type=positive, default=50, help="random walks on the site (default 50)")
+    parser.add_argument("--max-steps", type=positive, default=10, help="moves per walk at most (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the walks (default 0)")
-    parser.add_argument("--max-states", type=_positive, default=2_000_000,
+    parser.add_argument("--max-states", type=positive, default=2_000_000,
                         help="states explored at most (default 2,000,000); beyond, what cannot be decided is not")
     parser.add_argument("--no-spin", action="store_true", help="decide `always ... eventually` without SPIN")
 

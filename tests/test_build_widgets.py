@@ -161,6 +161,48 @@ def test_widgets_spec_compiles() -> None:
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# A move that scrolls to a row by a testid no control has (as flights' `choose` scrolls to "flight-card-{f}"),
+# then clicks the row's own button: the row itself must carry that testid. Enough rows to need a scroll.
+ROWS_SPEC = """site rows { title "Row Hotels" entry list terminal done }
+
+table hotels(id: str, name: str, city: str, stars: int, price: num) key id {
+  ("h01", "Hotel Aurora", "Oslo", 2, 67.0)
+  ("h02", "Hotel Birch", "Rome", 3, 74.0)
+  ("h03", "Hotel Cedar", "Lima", 4, 81.0)
+  ("h04", "Hotel Dune", "Kyiv", 5, 88.0)
+  ("h05", "Hotel Elm", "Oslo", 1, 95.0)
+  ("h06", "Hotel Fjord", "Rome", 2, 102.0)
+  ("h07", "Hotel Grove", "Lima", 3, 109.0)
+  ("h08", "Hotel Harbour", "Kyiv", 4, 116.0)
+  ("h09", "Hotel Iris", "Oslo", 5, 123.0)
+  ("h10", "Hotel Juniper", "Rome", 1, 130.0)
+  ("h11", "Hotel Kestrel", "Lima", 2, 137.0)
+  ("h12", "Hotel Linden", "Kyiv", 3, 144.0)
+  ("h13", "Hotel Maple", "Oslo", 4, 151.0)
+  ("h14", "Hotel Nordic", "Rome", 5, 158.0)
+  ("h15", "Hotel Oak", "Lima", 1, 165.0)
+  ("h16", "Hotel Pine", "Kyiv", 2, 172.0)
+}
+
+page list "Hotels" {
+  var hotel: ref hotels = "h01"
+  view shown = hotels as h
+  action choose(h: ref hotels) "Choose {h.name}" {
+    require h in shown
+    hotel := h
+    goto done carry hotel
+    gui {
+      scroll_until_visible "hotel-card-{h}"
+      click "hotel-book-{h}"
+    }
+  }
+}
+
+page done "Booked" {
+  var hotel: ref hotels = "h01"
+}
+"""
+
 
 def widgets_layout() -> dict[str, PageLayout]:
     return {p.name: p for p in decide_layout(load_text(WIDGETS_SPEC, "widgets.fsm"))}
@@ -207,6 +249,20 @@ def test_example_specs_get_their_widgets() -> None:
     assert flights["flight"].structure == "detail" and flights["seats"].detail_mode == "summary"
     assert any(p.place == "notice" for p in flights["search"].placements)  # the cookie banner
     assert all(p.hints == [] or p.primary for page in flights.values() for p in page.placements)
+
+
+def test_a_row_scrolled_to_by_a_testid_no_control_has_is_an_anchor() -> None:
+    """The scroll's target is the row (an anchor, nothing to act on); where a control already has the testid (the
+    shop's product cards, mail's rows, pagination buttons) the scroll places nothing of its own."""
+    rows = {p.name: p for p in decide_layout(load_text(ROWS_SPEC, "rows.fsm"))}
+    scroll, click = rows["list"].placements
+    assert (scroll.kind, scroll.place, scroll.bind, scroll.role) == ("anchor", "view:shown", 0, "")
+    assert (click.kind, click.place, click.bind) == ("button", "view:shown", 0)
+    flights = {p.name: p for p in decide_layout(load(ROOT / "specs" / "flights.fsm"))}
+    assert [p.kind for p in flights["results"].placements if p.kind == "anchor"] == ["anchor"]
+    for name in ("shop", "mail"):
+        assert not any(p.kind == "anchor" for page in decide_layout(load(ROOT / "specs" / f"{name}.fsm"))
+                       for p in page.placements)
 
 
 # ---------------------------------------------------------------- in the browser
@@ -394,6 +450,21 @@ def test_pages_show_no_state_variables_or_raw_values(sites: dict[str, Site], nam
         assert not [n for n in names if re.search(rf"(?m)^{n}$", text)]  # no "name  value" debugging lists
         assert site.page.evaluate(UNNAMED_CONTROLS) == [], site.m.page_of(state)
     site.reset()
+    assert site.errors == []
+
+
+def test_rows_scrolled_to_carry_the_testid_and_are_not_controls(sites: dict[str, Site]) -> None:
+    """flights' `choose` scrolls to "flight-card-{f}" and clicks "flight-select-{f}": every result row is the card."""
+    site = sites["flights"]
+    site.reset(site.walk_to("results"))
+    cards = site.page.locator('[data-testid^="flight-card-"]')
+    shown = site.page.locator('[data-testid^="flight-select-"]')
+    assert cards.count() == shown.count() > 0
+    for i in range(cards.count()):
+        card = cards.nth(i)
+        flight = (card.get_attribute("data-testid") or "").removeprefix("flight-card-")
+        assert card.locator(f'[data-testid="flight-select-{flight}"]').count() == 1
+        assert "clickable" not in (card.get_attribute("class") or "").split()  # not a control of its own
     assert site.errors == []
 
 

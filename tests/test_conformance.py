@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_build_widgets import write_widgets
+from test_build_widgets import ROWS_SPEC, write_widgets
 
 from fsmc import Machine, load
 from fsmc.backends import Capture, EpisodeFailure, GeneratedSite, Op, SiteEpisode
@@ -172,3 +172,48 @@ def test_disabled_moves_are_no_ops_through_the_ui(spec_path: Path, sites: Any) -
         tried += 1
         assert site.js_state() == m.to_json(s), f"disabled {move} changed the state"
     assert tried > 0 or not any(m.moves(p.name) for p in m.spec.pages)
+
+
+def test_rows_scrolled_to_by_their_own_testid_can_be_scrolled_to(sites: Any, tmp_path: Path) -> None:
+    """`scroll_until_visible "hotel-card-{h}"` then `click "hotel-book-{h}"`: the row carries the scroll's testid,
+    so the move is acted out from below the fold; and every flight of flights' results (the same pattern) is chosen."""
+    path = tmp_path / "rows.fsm"
+    path.write_text(ROWS_SPEC)
+    site: Site = sites(path)
+    m = site.machine
+    s = m.initial()
+    last = m.enabled(s)[-1]  # the bottom row
+    assert last.args == ("h16",)
+    site.reset(s)
+    steps = [step for op in gui_ops(m, s, last)
+             for step in site.run(site.episode.perform(Op.from_json(op), Capture.NONE))]
+    site.run(site.episode.settle())
+    assert steps[0].op == "scroll" and steps[-1].op == "click"
+    assert site.js_state() == m.to_json(m.step(s, last))
+
+    flights: Site = sites(ROOT / "specs" / "flights.fsm")
+    m = flights.machine
+    results = _nearest(m, lambda state: any(mv.name == "results.choose" for mv in m.enabled(state)))
+    chosen = [mv for mv in m.enabled(results) if mv.name == "results.choose"]
+    for move in chosen:
+        flights.reset(results)
+        flights.act(results, move)
+        assert flights.js_state() == m.to_json(m.step(results, move)), move
+
+
+def _nearest(m: Machine, want: Callable[[State], bool]) -> State:
+    """The state nearest the initial one that `want` holds of, by breadth-first search."""
+    from collections import deque
+
+    seen = {m.initial()}
+    queue = deque(seen)
+    while queue:
+        s = queue.popleft()
+        if want(s):
+            return s
+        for mv in m.enabled(s):
+            t = m.step(s, mv)
+            if t not in seen:
+                seen.add(t)
+                queue.append(t)
+    raise AssertionError("no such state")

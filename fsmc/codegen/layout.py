@@ -7,7 +7,9 @@ placement decision can make a page look worse but never make a move unreachable.
 Widgets come from what actions do, never from names alone: an action that assigns its parameter to a
 variable is an option picker (its chosen value is highlighted), a pair of increment and decrement
 actions is a quantity stepper, a toggle is a checkbox, an add/remove pair on a set is a checklist, an
-opener followed by a day is a date picker, an opener followed by one confirming click is a modal.
+opener followed by a day is a date picker, an opener followed by one confirming click is a modal. A row of a
+view that a move scrolls to by a testid no control has (`scroll_until_visible "card-{f}"`, then a click on the
+row's own button) is an anchor: the row itself carries that testid, and is no control.
 """
 
 from __future__ import annotations
@@ -59,7 +61,7 @@ class Placement:
 
     aid: int
     op: int
-    kind: str  # button | card | opener | input | select | hover | drag | drop | none
+    kind: str  # button | card | opener | input | select | hover | drag | drop | anchor | none
     place: str  # nav | search | notice | view:NAME | form | filters | chips | actions | pager | carousel
     bind: int = -1  # index of the parameter bound to the row of a view (place view:NAME)
     menu: int = -1  # index of the hover or opener operation whose menu holds this element
@@ -134,6 +136,7 @@ class LayoutDecider:
         self._carousel_buttons: set[str] = set()
         self._paged = False
         self._commits: set[str | None] = set()
+        self._acted_on: set[str | None] = set()  # selectors of the page's operations other than scrolls and waits
         self.carried_in = self._carried_in()
         self.answers = self._answer_columns()
 
@@ -292,6 +295,8 @@ class LayoutDecider:
                 place, bind = f"view:{view}", pi
                 if kind == "button" and "card" in (op.selector or ""):
                     kind = "card"
+                elif op.op == "scroll_until_visible" and op.selector not in self._acted_on:
+                    kind = "anchor"  # a row scrolled to that no control names: the row itself carries the testid
             else:
                 place = "filters" if sets_page_var(page, action) else "chips"
         elif op.op in ("type", "press"):
@@ -369,7 +374,8 @@ class LayoutDecider:
             pl.text = row_label(action, action.params[pl.bind].name)
         if is_calendar(action, self.spec):
             opens = min(j for j, o in enumerate(action.gui) if o.op not in ("wait", "scroll_until_visible"))
-            pl.role = {opens: "calendar", last: "calendar-day"}.get(k, "calendar-next") if pl.kind != "none" else ""
+            placed = pl.kind not in ("none", "anchor")
+            pl.role = {opens: "calendar", last: "calendar-day"}.get(k, "calendar-next") if placed else ""
             if k == opens:
                 pl.place = "filters"
         elif is_modal(action) and pl.kind == "opener":
@@ -411,6 +417,8 @@ class LayoutDecider:
         self._carousel_buttons = set(carousels.values())
         self._paged = any(v.page_var for v in page.views)
         self._commits = {a.gui[last_live(a)].selector for a in page.actions if last_live(a) >= 0}
+        self._acted_on = {sel for a in page.actions for op in a.gui if op.op not in ("scroll_until_visible", "wait")
+                          for sel in (op.selector, op.text if op.op == "drag" else None) if sel}
         layout.views = [self.view_layout(page, v, carousels) for v in page.views]
         facts = [action_facts(page, a) for a in page.actions]
         pair_checklists(page, facts)

@@ -233,7 +233,7 @@ export const catalogue = computed(() => {
     const isCommit = live.length && live[live.length - 1] === op
     for (const args of action.moves) {
       const on = enabledKeys.has(`${action.id}:${JSON.stringify(args)}`)
-      if (pl.kind === 'none') continue
+      if (pl.kind === 'none' || pl.kind === 'anchor') continue
       if (pl.bind >= 0 && pl.place.startsWith('view:')) {
         const shown = viewRows(`${lay.name}.${pl.place.slice(5)}`)
         if (!shown.some((k) => k === args[pl.bind])) continue
@@ -277,6 +277,17 @@ export const catalogue = computed(() => {
         const value = op.text(s, mv.args)
         if (!el.options.some((o) => o.value === value)) el.options.push({ value, label: value || 'Any' })
       }
+    }
+  }
+  // A row of a view that a move scrolls to by a testid no control has (`scroll_until_visible "card-{f}"`, then a
+  // click on the row's own button): the row itself carries that testid, so there is something to scroll to.
+  for (const pl of lay.placements) {
+    if (pl.kind !== 'anchor') continue
+    const action = ACTIONS[pl.aid]
+    const shown = new Set(viewRows(`${lay.name}.${pl.place.slice(5)}`))
+    for (const args of action.moves) {
+      const testid = shown.has(args[pl.bind]) ? action.gui[pl.op].sel(s, args) : null
+      if (testid && !byId.has(testid)) claim(testid, 'anchor', `${pl.place}:${args[pl.bind]}`, args[pl.bind], () => {})
     }
   }
   for (const el of byId.values()) {

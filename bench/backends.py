@@ -2,6 +2,7 @@
 
     python bench/backends.py                  # datasette over a generated SQLite file, 30 pages, 3 rounds
     python bench/backends.py --pages 12 --rounds 2
+    python bench/backends.py --only cloned    # the cloned application's resets alone
 
 The site is datasette (PyPI), started here over a SQLite file of 360 rows in three tables, captured
 with `fsmc capture` to depth 2. Two kinds of action, done as an agent does them (`Episode.perform`:
@@ -14,6 +15,11 @@ to datasette), each action on one then the other, so that both see the same load
 Fidelity is the share of captured pages whose offline view (PNG) equals the view taken while capturing,
 byte for byte (`fsmc capture --check`), and, for comparison, equals a live view taken now in the same
 run (the live site may change between two loads: datasette prints how long its queries took).
+
+Reset of a cloned application: the Django todo admin of specs/todo.fsm started by `ClonedApp`; before each
+of `--resets` resets a row is written into its database, then the episode is reset. Two figures: the
+restore of the database snapshot alone (SQLite's backup API into the live file; the goal is ≤ 100 ms),
+and the whole episode reset (restore, cookies forgotten, the home page loaded and settled, the state read).
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from fsmc.backends import JPEG, PNG, Capture, CapturedSite, EpisodeFailure, LiveSite, Op  # noqa: E402
+from fsmc.backends import JPEG, PNG, Capture, CapturedSite, ClonedApp, EpisodeFailure, LiveSite, Op  # noqa: E402
 from fsmc.browser import Chromium  # noqa: E402
 from fsmc.capture import CaptureFolder, Options, capture, check  # noqa: E402
 
@@ -144,6 +150,41 @@ async def live_views(start: str, folder: CaptureFolder) -> list[bool]:
     return same
 
 
+async def cloned_resets(n: int) -> tuple[list[float], list[float]]:
+    """Milliseconds of `n` database restores and of `n` whole episode resets of the Django todo admin."""
+    from fsmc.formats import load
+
+    spec = load(ROOT / "specs" / "todo.fsm")
+    app = ClonedApp(ROOT / "specs" / "apps" / "todo" / "fsmc-backend.toml", spec)
+    whole: list[float] = []
+    async with app:
+        episode = await app.open()
+        for i in range(n):
+            with sqlite3.connect(app.database) as db:
+                db.execute("insert into todos_todo (title, done) values (?, 0)", (f"bench {i}",))
+            t = time.perf_counter()
+            state = await episode.reset()
+            whole.append((time.perf_counter() - t) * 1000)
+            assert state["vars"] == {"logged_in": False, "milk": False, "milk_done": False}, state
+    return [s * 1000 for s in app.reset_seconds], whole
+
+
+def print_cloned(n: int) -> None:
+    restore, whole = asyncio.run(cloned_resets(n))
+    print(f"\nreset of a cloned application (Django {_django()} admin over SQLite, specs/todo.fsm), {n} resets, a row "
+          f"written before each; load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
+    print("| reset of a cloned application | n | p50 ms | p95 ms | mean ms |")
+    print("|---|---:|---:|---:|---:|")
+    for label, xs in (("database snapshot restored", restore), ("episode reset (restore, home page, state)", whole)):
+        print(f"| {label} | {len(xs)} | {pct(xs, 0.5):.1f} | {pct(xs, 0.95):.1f} | {statistics.fmean(xs):.1f} |")
+
+
+def _django() -> str:
+    import django
+
+    return str(django.__version__)
+
+
 def pct(xs: list[float], q: float) -> float:
     xs = sorted(xs)
     return xs[min(len(xs) - 1, round(q * (len(xs) - 1)))]
@@ -153,7 +194,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pages", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--resets", type=int, default=50, help="resets of the cloned application")
+    parser.add_argument("--only", choices=("captured", "cloned"), help="one part of the benchmark")
     args = parser.parse_args()
+    if args.only != "captured":
+        print_cloned(args.resets)
+    if args.only == "cloned":
+        return
     work = Path(tempfile.mkdtemp(prefix="fsmc-bench-backends-"))
     process, url = start_datasette(make_db(work / "zoo.db"))
     try:

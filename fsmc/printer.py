@@ -8,7 +8,7 @@ from decimal import Decimal
 from fsmc import ir
 from fsmc.ir.visit import KINDS
 
-__all__ = ["PrintError", "effect_to_fsm", "expr_to_fsm", "property_keyword", "property_to_fsm", "quote", "to_fsm",
+__all__ = ["PrintError", "backend_to_fsm", "effect_to_fsm", "expr_to_fsm", "property_keyword", "property_to_fsm", "quote", "to_fsm",
            "type_to_fsm", "value_to_fsm"]
 
 INDENT = "  "
@@ -339,12 +339,20 @@ def property_to_fsm(p: ir.Property) -> str:
     return text
 
 
+def backend_to_fsm(b: ir.Backend) -> str:
+    """A backend declaration on one line: `backend app "apps/todo/fsmc-backend.toml"`."""
+    return f"backend {b.kind} {quote(b.source)}"
+
+
 # ---------------------------------------------------------------- the whole spec
 
 
 def to_fsm(spec: ir.Spec) -> str:
-    """The spec as canonical .fsm text: site, enums, tables, session, pages, tasks, properties, blank lines between."""
+    """The spec as canonical .fsm text: site, backend, enums, tables, session, pages, tasks, properties, blank lines
+    between."""
     sections: list[list[str]] = [_site(spec.site)]
+    if spec.backends:
+        sections.append([backend_to_fsm(b) for b in spec.backends])
     if spec.enums:
         sections.append([_enum(e) for e in spec.enums])
     sections += [_table(t) for t in spec.tables]

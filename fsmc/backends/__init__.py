@@ -1,7 +1,9 @@
-"""What trajectories and episodes are acted out on: the backend protocol, the generated site, and captured sites."""
+"""What trajectories and episodes are acted out on: the backend protocol, the generated site, captured sites and
+cloned applications."""
 
 from fsmc.backends.actor import SETTLE_MS, Actor
 from fsmc.backends.captured import CapturedSite, LiveSite, PageEpisode, SelectorActor
+from fsmc.backends.cloned import AppEpisode, ClonedApp
 from fsmc.backends.previews import screenshot_states
 from fsmc.backends.protocol import (
     IMAGE_FORMATS,
@@ -9,6 +11,7 @@ from fsmc.backends.protocol import (
     PNG,
     REASONS,
     Backend,
+    BackendError,
     Box,
     Capture,
     Episode,
@@ -19,6 +22,6 @@ from fsmc.backends.protocol import (
 )
 from fsmc.backends.site import GeneratedSite, SiteEpisode
 
-__all__ = ["IMAGE_FORMATS", "JPEG", "PNG", "REASONS", "SETTLE_MS", "Actor", "Backend", "Box", "Capture", "CapturedSite",
-           "Episode", "EpisodeFailure", "GeneratedSite", "ImageFormat", "LiveSite", "Op", "PageEpisode", "SelectorActor",
-           "SiteEpisode", "Step", "screenshot_states"]
+__all__ = ["IMAGE_FORMATS", "JPEG", "PNG", "REASONS", "SETTLE_MS", "Actor", "AppEpisode", "Backend", "BackendError", "Box",
+           "Capture", "CapturedSite", "ClonedApp", "Episode", "EpisodeFailure", "GeneratedSite", "ImageFormat", "LiveSite",
+           "Op", "PageEpisode", "SelectorActor", "SiteEpisode", "Step", "screenshot_states"]

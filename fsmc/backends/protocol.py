@@ -25,6 +25,10 @@ from typing import Any, Protocol, Self
 REASONS = ("element_missing", "not_visible", "state_diverged", "navigation_failed", "timeout")
 
 
+class BackendError(Exception):
+    """The backend itself failed, not one move: it did not start, its state adapter raised. Replay stops on it."""
+
+
 class EpisodeFailure(Exception):
     """An operation could not be done or its result is wrong; `reason` is one of REASONS."""
 
@@ -152,6 +156,8 @@ class Backend(Protocol):
     """What episodes are opened on: started once, closed once (closing it closes its episodes)."""
 
     image: ImageFormat
+    jumps: bool = True  # `Episode.reset` reaches any state; False: the initial state alone (a cloned application)
+    max_episodes: int | None = None  # episodes open at once (None: any; a cloned application has one database)
 
     @property
     def blocked_requests(self) -> int:

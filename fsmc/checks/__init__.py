@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from fsmc import ir
+from fsmc.checks.backends import backends_check
 from fsmc.checks.clamped_effects import clamped_effects_check
 from fsmc.checks.constant_vars import constant_vars_check
 from fsmc.checks.context import CheckContext
@@ -60,6 +61,7 @@ CHECKS: tuple[Check, ...] = (
     gui_selectors_check,
     gui_presence_check,
     unused_check,
+    backends_check,
 )
 SEMANTIC_CHECKS: tuple[Check, ...] = (
     exploration_check,

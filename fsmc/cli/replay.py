@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from fsmc.backends import IMAGE_FORMATS
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, each_site, fail, given, shown
 
 NAME = "replay"
 HELP = "Replay the trajectories of OUT/ in Chromium through a built site, grounding every step; write DATA/."
@@ -23,6 +23,10 @@ screenshot before it (1280x720), pixel and normalised coordinates, the element's
 after each move the site's state must equal the semantics' state. A trajectory is kept only if every
 step executed and every state matched; rejected ones are counted by reason in DATA/report.json.
 
+Without --site, the backend the spec declares is used: `backend app "SIDECAR.toml"` starts a cloned
+application (a real web application, e.g. Django's admin), resets it by restoring its database before
+every trajectory and reads its state from the database after every move (docs/language.md, Backends).
+
 Each distinct transition is proven once through the UI and reused by every trajectory that takes it.
 Interrupt at any time (Ctrl-C, or a kill) and run the same command again: finished trajectories are
 not redone and the result is the same as an uninterrupted run's.
@@ -32,13 +36,14 @@ not redone and the result is the same as an uninterrupted run's.
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.description = DESCRIPTION
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("out", help="an `fsmc enumerate` output folder")
-    parser.add_argument("--site", required=True, help="the built site: generated_sites/<site>, its dist/, or its name")
-    parser.add_argument("-o", "--data", required=True, help="folder for the replayed data (resumed if it exists)")
-    parser.add_argument("--workers", type=int, default=max(2, min(8, 2 * (os.cpu_count() or 1))),
-                        help="browser pages working at once (default: two per core)")
+    parser.add_argument("out", nargs="?", help="an `fsmc enumerate` output folder (default: every site of the project, "
+                                                "each with its folders)")
+    parser.add_argument("--site", help="the built site: generated_sites/<site>, its dist/, or its name (with OUT; "
+                                       "left out: the backend the spec declares)")
+    parser.add_argument("-o", "--data", help="folder for the replayed data (resumed if it exists; needed with OUT)")
+    parser.add_argument("--workers", type=int, help="browser pages working at once (default: two per core)")
     parser.add_argument("--limit", type=int, help="replay only the first N trajectories")
-    parser.add_argument("--image-format", choices=tuple(IMAGE_FORMATS), default="jpeg",
+    parser.add_argument("--image-format", choices=tuple(IMAGE_FORMATS),
                         help="screenshot encoding: jpeg (default, quality 90: faster and smaller) or png (lossless)")
     parser.add_argument("--restart", action="store_true", help="discard what DATA holds and start over")
 
@@ -75,22 +80,38 @@ def progress(total_hint: str) -> Iterator[Callable[[Any], None]]:
     yield line
 
 
-def run(args: argparse.Namespace) -> int:
-    from fsmc.browser import BrowserMissing
-    from fsmc.replay import InputError, replay
+OPTIONS = ("workers", "limit", "image_format")
+DEFAULTS = {"workers": max(2, min(8, 2 * (os.cpu_count() or 1)))}
 
-    if args.workers < 1 or (args.limit is not None and args.limit < 1):
+
+def run(args: argparse.Namespace) -> int:
+    from fsmc.project.pipeline import built_site
+
+    if (args.workers is not None and args.workers < 1) or (args.limit is not None and args.limit < 1):
         print("error: --workers and --limit must be at least 1", file=sys.stderr)
         return EXIT_ERRORS
+    if args.out is None:
+        return each_site(args, _replay, lambda site: {"out": shown(site.out), "site": shown(built_site(site)),
+                                                      "data": shown(site.data), "project_options": site.replay},
+                         only_with_spec={"site": "--site", "data": "-o/--data"})
+    if args.data is None:
+        raise fail("fsmc replay: -o DATA is needed with OUT", EXIT_UNREADABLE)
+    return _replay(args)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    """One output folder; the options typed win over the project's (`project_options`) and those over the defaults."""
+    from fsmc.browser import BrowserMissing
+    from fsmc.replay import BackendError, InputError, replay
+
+    options = given(args, OPTIONS, {**DEFAULTS, **getattr(args, "project_options", {})})
     try:
-        with progress("fsmc replay") as show:
-            summary, stats = replay(args.out, args.site, args.data, workers=args.workers, limit=args.limit,
-                                    image_format=args.image_format, restart=args.restart,
-                                    on_progress=show)
+        with progress(f"fsmc replay {args.data}") as show:
+            summary, stats = replay(args.out, args.site, args.data, restart=args.restart, on_progress=show, **options)
     except (InputError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_UNREADABLE
-    except BrowserMissing as err:
+    except (BrowserMissing, BackendError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_ERRORS
     _report(args.data, summary, stats)

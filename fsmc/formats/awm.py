@@ -3,8 +3,8 @@
 Writing: `meta`, `pages` (signature_schema, signature defaults, actions) and the derived `nav_skeleton`.
 Every action carries its native preconditions, effects and GUI procedure where our construct has an
 exact native form, and the whole fsmc IR of the action under `x_fsmc` (the page's variables and views
-under the page's `x_fsmc`, site, enums, tables, session, tasks and properties under `meta.x_fsmc`). Reading a file
-whose `meta.x_fsmc.format` is ours rebuilds the IR from those copies, so
+under the page's `x_fsmc`, site, enums, tables, session, tasks, properties and backends under `meta.x_fsmc`).
+Reading a file whose `meta.x_fsmc.format` is ours rebuilds the IR from those copies, so
 `from_fsm_json(to_fsm_json(spec)) == spec`. A file without it is imported as a foreign fsm.json
 (fsmc/formats/awm_import.py), which infers finite domains or reports what it cannot bound.
 """
@@ -100,7 +100,7 @@ def _page_json(spec: ir.Spec, page: ir.Page) -> dict[str, JSON]:
     }
 
 
-_COPIED = ("enums", "tables", "session", "tasks", "properties")
+_COPIED = ("enums", "tables", "session", "tasks", "properties", "backends")
 """The parts of the spec copied whole under `meta.x_fsmc`, beside the site."""
 
 

@@ -467,6 +467,11 @@ class IRBuilder:
     def prop_leads_to(self, span: ir.Span, c: list[Any]) -> ir.Property:
         return self._property("leads_to", span, c)
 
+    # ---------------------------------------------------------------- backend
+    @_located
+    def backend(self, span: ir.Span, c: list[Any]) -> ir.Backend:
+        return ir.Backend(kind=str(c[0]), source=unquote(c[1]), span=span)
+
     # ---------------------------------------------------------------- site
     @_located
     def site_title(self, span: ir.Span, c: list[Any]) -> Clause:
@@ -514,6 +519,7 @@ class IRBuilder:
             pages=tuple(i for i in items if isinstance(i, ir.Page)),
             tasks=tuple(i for i in items if isinstance(i, ir.Task)),
             properties=tuple(i for i in items if isinstance(i, ir.Property)),
+            backends=tuple(i for i in items if isinstance(i, ir.Backend)),
             span=ir.Span(file=self.file, line=1, col=1),
         )
 

@@ -137,7 +137,8 @@ class Descent:
     def parse(self) -> ir.Spec:
         items: list[Any] = []
         parsers = {"site": self.site, "enum": self.enum, "table": self.table, "session": self.session,
-                   "page": self.page, "task": self.task, **dict.fromkeys(_PROPERTIES, self.property)}
+                   "page": self.page, "task": self.task, "backend": self.backend,
+                   **dict.fromkeys(_PROPERTIES, self.property)}
         while not self.at("$"):
             if not self.at("w") or self.values[self.i] not in parsers:
                 raise Bail
@@ -487,6 +488,12 @@ class Descent:
             self.word("eventually")
             children.append(self.expr())
         return self.rule(_PROPERTIES[kind], start, children)
+
+    # ---------------------------------------------------------------- backend
+    def backend(self) -> Any:
+        start = self.i
+        self.word("backend")
+        return self.rule("backend", start, [self.name(), self.take("S")])
 
     # ---------------------------------------------------------------- expressions
     def expr(self) -> Any:

@@ -21,7 +21,7 @@ ATOM_KEYWORDS = frozenset(("true", "false", "none", "not"))
 """Read as a literal or an operator where an expression starts."""
 
 LVALUE_KEYWORDS = frozenset((
-    "action", "add", "always", "and", "answer", "asc", "carry", "clear", "contains", "desc", "entry", "enum",
+    "action", "add", "always", "and", "backend", "answer", "asc", "carry", "clear", "contains", "desc", "entry", "enum",
     "eventually", "from", "goal", "goto", "gui", "in", "instruction", "invariant", "never", "not", "or", "order",
     "page", "reachable", "reference", "remove", "require", "session", "site", "table", "task", "terminal", "title",
     "to", "toggle", "var", "view", "when", "where",

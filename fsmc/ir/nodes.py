@@ -292,6 +292,18 @@ class Property(Node):
     then: Expr | None = None
 
 
+class Backend(Node):
+    """What the spec is acted out on besides the generated site (docs/language.md, Backends).
+
+    `kind` is `app` (a running application: `source` names its TOML sidecar: how to start it, reset it and
+    read its state) or `capture` (`source` names a capture folder); the check of backends rejects any other.
+    `source` is as written, relative to the spec's folder.
+    """
+
+    kind: str
+    source: str
+
+
 class Site(Node):
     name: str
     title: str | None = None
@@ -310,6 +322,7 @@ class Spec(Node):
     pages: tuple[Page, ...] = ()
     tasks: tuple[Task, ...] = ()
     properties: tuple[Property, ...] = ()
+    backends: tuple[Backend, ...] = ()  # at most one (checks/backends.py); none: the generated site
 
     def page(self, name: str) -> Page:
         for p in self.pages:
@@ -329,7 +342,7 @@ for _model in list(globals().values()):
         _model.model_rebuild()
 
 __all__ = [
-    "Action", "BinOp", "Binary", "BoolType", "Call", "ChoiceType", "Column", "Effect", "EffectOp", "Enum",
+    "Action", "Backend", "BinOp", "Binary", "BoolType", "Call", "ChoiceType", "Column", "Effect", "EffectOp", "Enum",
     "Expr", "GetField", "GuiOp", "GuiOpKind", "Index", "IntType", "Lit", "MapType", "NO_SPAN", "Name",
     "NamedType", "Node", "OptionalType", "OrderKey", "Page", "Param", "Property", "PropertyKind", "RefType", "SetLit",
     "SetType", "Site", "Span", "Spec", "Table", "Task", "Type", "Unary", "Value", "Var", "View",

@@ -3,7 +3,8 @@
     from fsmc.replay import replay
     summary = replay("out/shop", "generated_sites/shop", "data/shop")
 
-`replay` acts on the generated site; `Replayer` acts on any `fsmc.backends.Backend`.
+`replay` acts on the generated site, or, without a site, on the backend the spec declares (a cloned
+application: `backend app "SIDECAR.toml"`); `Replayer` acts on any `fsmc.backends.Backend`.
 
 DATA/ receives trajectories.jsonl (every input trajectory, in input order: kept ones with their
 atomic steps, rejected ones with the reason), screens/ (content-addressed JPEG or PNG screenshots, 1280×720),
@@ -24,7 +25,7 @@ from typing import Any
 
 from fsmc import __version__
 from fsmc.atomic import write_atomic
-from fsmc.backends import IMAGE_FORMATS, REASONS, GeneratedSite
+from fsmc.backends import IMAGE_FORMATS, REASONS, Backend, BackendError, GeneratedSite, ImageFormat
 from fsmc.browser import find_dist
 from fsmc.replay.engine import SCREENS, Replayer, Stats
 from fsmc.replay.inputs import InputError, Trajectory, fingerprint, read_trajectories
@@ -38,6 +39,31 @@ def _dist(site: str | Path) -> Path:
     if dist is None:
         raise InputError(f"{site}: no built site there (looked for dist/index.html); run `fsmc build SPEC` first")
     return dist
+
+
+def declared_backend(out_dir: Path, image: ImageFormat) -> Backend:
+    """The backend the spec OUT was enumerated from declares (replay without a site)."""
+    from fsmc.backends.cloned import ClonedApp
+    from fsmc.backends.sidecar import declared_path
+    from fsmc.diagnostics import SpecError
+    from fsmc.enumerate.verify import VerifyError, load_checked_spec
+
+    try:
+        manifest = json.loads((out_dir / "manifest.json").read_text(encoding="utf-8"))
+        spec, path = load_checked_spec(out_dir, manifest, None)
+    except (OSError, ValueError, KeyError, TypeError, VerifyError) as err:
+        raise InputError(f"{out_dir}: cannot find the spec it was enumerated from ({err}); name a built site with "
+                         "--site") from None
+    except SpecError as err:
+        raise InputError(f"{out_dir}: the spec it was enumerated from has errors: "
+                         + "; ".join(str(d.message) for d in err.diagnostics[:3])) from None
+    if not spec.backends:
+        raise InputError(f"{path} declares no backend: name the built site with --site")
+    declared = spec.backends[0]
+    if declared.kind != "app":
+        raise InputError(f"{path}: `backend {declared.kind}` is not yet supported by replay (only `backend app`); "
+                         "name a built site with --site")
+    return ClonedApp(declared_path(declared), spec, image=image)
 
 
 def _dumps(value: Any) -> bytes:
@@ -83,14 +109,16 @@ def _clear(data_dir: Path) -> None:
         (data_dir / name).unlink(missing_ok=True)
 
 
-def replay(out_dir: str | Path, site: str | Path, data_dir: str | Path, *, workers: int = 3, limit: int | None = None,
+def replay(out_dir: str | Path, site: str | Path | None, data_dir: str | Path, *, workers: int = 3, limit: int | None = None,
            image_format: str = "jpeg", restart: bool = False, audit_every: int = 25,
            on_progress: Callable[[Stats], None] | None = None) -> tuple[dict[str, Any], Stats]:
-    """Replay OUT's trajectories on the built site into DATA; returns the report and this run's statistics."""
+    """Replay OUT's trajectories on the built site (None: the spec's declared backend) into DATA; returns the report
+    and this run's statistics. Raises InputError on unusable inputs, BackendError when the backend fails."""
     if image_format not in IMAGE_FORMATS:
         raise InputError(f"unknown image format {image_format!r}: choose one of {', '.join(IMAGE_FORMATS)}")
     out_dir, data_dir = Path(out_dir), Path(data_dir)
-    backend = GeneratedSite(_dist(site), image=IMAGE_FORMATS[image_format])
+    image = IMAGE_FORMATS[image_format]
+    backend = GeneratedSite(_dist(site), image=image) if site is not None else declared_backend(out_dir, image)
     trajectories = list(read_trajectories(out_dir, limit))
     options = {"limit": limit, "image_format": image_format}
     print_ = fingerprint(out_dir, backend, options)
@@ -109,4 +137,4 @@ def replay(out_dir: str | Path, site: str | Path, data_dir: str | Path, *, worke
     return summary, replayer.stats
 
 
-__all__ = ["InputError", "Replayer", "Stats", "replay", "summarise"]
+__all__ = ["BackendError", "InputError", "Replayer", "Stats", "declared_backend", "replay", "summarise"]

@@ -9,6 +9,11 @@ of its state alone: the view reached through the UI and the view reached by a ju
 (tests/test_replay.py shows it on a sample; `audit_every` re-checks it during a run). So the browser
 work grows with the distinct transitions, not with the total number of steps, and every step of
 every kept trajectory is still proven. Only the `fsmc.backends` protocol is used here.
+
+A backend that cannot jump (`Backend.jumps` false: a cloned application, reset only to its initial state by
+restoring its database) has every trajectory acted out from that state, move by move, one episode at a time
+(`Backend.max_episodes`); its views are not shared between trajectories, since a real application's page
+may show more than the state (a message after a save), and a `BackendError` (its adapter raised) stops the run.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from fsmc.atomic import write_atomic
-from fsmc.backends import Backend, Capture, Episode, EpisodeFailure, Step
+from fsmc.backends import Backend, BackendError, Capture, Episode, EpisodeFailure, Step
 from fsmc.replay.inputs import KeyedState, Move, Trajectory, canonical
 from fsmc.replay.journal import Journal
 from fsmc.semantics import state_difference
@@ -81,6 +86,7 @@ class Replayer:
         self.stats = Stats()
         self._edges: dict[tuple[str, str], Edge | asyncio.Future[Edge]] = {}
         self._views: dict[str, str] = {}  # state key -> screenshot of its settled view
+        self._shared = bool(getattr(backend, "jumps", True))  # views and transitions shared across trajectories
 
     # ---------------------------------------------------------------- screenshots
     def _name(self, image: bytes) -> str:
@@ -103,11 +109,11 @@ class Replayer:
 
     def _kept(self, step: Step, state: str) -> str:
         """The stored screenshot of the view before a step: a settled view is the state's, taken once."""
-        if step.settled and state in self._views:
+        if self._shared and step.settled and state in self._views:
             return self._views[state]
         assert step.image is not None, "the episode left out a view replay does not hold"
         name = self._store(step.image)
-        if step.settled:
+        if step.settled and self._shared:
             self._views[state] = name
         return name
 
@@ -118,6 +124,8 @@ class Replayer:
         its view is needed, and the one reached through the UI is the one to keep. Where another path
         has stored it already, a deterministic sample of arrivals is checked against it instead.
         """
+        if not self._shared:
+            return
         if state not in self._views:
             await self._view(w, state)
             return
@@ -141,7 +149,7 @@ class Replayer:
         """The move's operations through the UI, as agent steps; a disabled move stops at a control it cannot use."""
         records: list[dict[str, Any]] = []
         for op in move.ops:
-            capture = Capture.UNSETTLED if state in self._views else Capture.EVERY
+            capture = Capture.UNSETTLED if self._shared and state in self._views else Capture.EVERY
             try:
                 steps = await w.episode.perform(op, capture)
             except EpisodeFailure as failure:
@@ -176,31 +184,60 @@ class Replayer:
         future: asyncio.Future[Edge] = asyncio.get_running_loop().create_future()
         self._edges[key] = future
         try:
+            edge = await self._attempt(w, state, move)
+        except BaseException:  # the backend failed: the run stops, and so do the workers waiting on this move
+            future.cancel()
+            raise
+        self._edges[key] = edge
+        future.set_result(edge)
+        return edge
+
+    async def _attempt(self, w: Worker, state: KeyedState, move: Move) -> Edge:
+        """The move proven through the UI, or why it failed; a failure of the backend itself goes up."""
+        try:
             edge = await asyncio.wait_for(self._prove(w, state, move), STEP_TIMEOUT_S)
         except EpisodeFailure as failure:
             edge = Edge([], failure)
         except TimeoutError:
             edge = Edge([], EpisodeFailure("timeout", f"the move took longer than {STEP_TIMEOUT_S:.0f} s"))
+        except BackendError:
+            raise
         except Exception as err:  # Playwright's own Error from an operation: the page went away
             edge = Edge([], EpisodeFailure("navigation_failed", str(err).splitlines()[0]))
         if edge.failure is not None and edge.failure.reason != "state_diverged":
             w.at = None
-        self._edges[key] = edge
-        future.set_result(edge)
         return edge
 
     # ---------------------------------------------------------------- trajectories
     async def _final(self, w: Worker, state: KeyedState) -> str:
+        if not self._shared:  # the page shows the final state now: its own view
+            return self._store(await w.episode.screenshot())
         if state.key not in self._views:
             if w.at != state.key:
                 await self._jump(w, state)
             await self._view(w, state.key)
         return self._views[state.key]
 
+    async def _start(self, w: Worker, t: Trajectory) -> dict[str, Any] | None:
+        """A backend that cannot jump: reset to its initial state, which must be the trajectory's (else it is rejected)."""
+        w.at = None
+        try:
+            shown = await asyncio.wait_for(w.episode.reset(None), STEP_TIMEOUT_S)
+        except (TimeoutError, EpisodeFailure) as err:
+            return {"id": t.id, "status": "rejected", "reason": getattr(err, "reason", "timeout"),
+                    "detail": f"could not reset: {getattr(err, 'detail', err)}", "failed_move": 0}
+        if canonical(shown) != t.initial.key:
+            return {"id": t.id, "status": "rejected", "reason": "state_diverged", "failed_move": 0,
+                    "detail": "the initial state: " + state_difference(shown, t.initial.value)}
+        w.at = t.initial.key
+        return None
+
     async def _replay(self, w: Worker, t: Trajectory) -> dict[str, Any]:
         state, steps = t.initial, []
+        if not self._shared and (refused := await self._start(w, t)) is not None:
+            return refused
         for i, move in enumerate(t.moves):
-            edge = await self._edge(w, state, move)
+            edge = await (self._edge(w, state, move) if self._shared else self._attempt(w, state, move))
             if edge.failure is not None:
                 return {"id": t.id, "status": "rejected", "reason": edge.failure.reason,
                         "detail": edge.failure.detail, "failed_move": i}
@@ -241,9 +278,11 @@ class Replayer:
                 self._count(journal.done[t.id])
             else:
                 queue.put_nowait(t)
+        if queue.empty():  # everything is in the journal already: no browser to start
+            return
         start = time.perf_counter()
         async with self.backend:
-            n = min(self.workers, max(1, queue.qsize()))
+            n = min(self.workers, max(1, queue.qsize()), getattr(self.backend, "max_episodes", None) or self.workers)
             episodes = [await self.backend.open() for _ in range(n)]
             await asyncio.gather(*(self._work(Worker(e), queue, journal) for e in episodes))
         self.stats.blocked_requests = self.backend.blocked_requests

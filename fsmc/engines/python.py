@@ -7,20 +7,23 @@ explorer) fill the same interface: `len`, `state(i)`, `parent`, `move`, `depth`,
 
 The reference engine keeps each state once, as the machine's canonical tuple, in a list (BFS
 order) and a dict (tuple -> index). Values inside the tuples (sets, maps) are interned, so a cart
-that thousands of states share is stored once. The inner loop calls the machine's compiled
-precondition and step functions directly, with one view memo per expanded state.
+that thousands of states share is stored once. The inner loop makes one call per state, to its
+page's expander (semantics/expand.py): generated code that tries every move and reports each
+successor not seen yet to `found`, which keeps it.
 """
 
 from __future__ import annotations
 
+import gc
 from array import array
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from operator import itemgetter
 from typing import Any
 
 from fsmc import ir
 from fsmc.semantics import Machine, Move, State
+from fsmc.semantics.expand import Expander, compile_expanders
 
 Progress = Callable[[int, int, int], None]
 PROGRESS_EVERY = 10_000
@@ -60,12 +63,6 @@ class StateSpace:
         return out[::-1]
 
 
-_Entry = tuple[int, Any, tuple[Any, ...]]  # (move index, step function, args)
-CACHE_LIMIT = 4096  # distinct inputs per action beyond which its enabled moves are no longer cached
-
-
-
-
 def _view_reads(page: ir.Page, name: str, out: set[str], seen: set[str]) -> None:
     view = next((v for v in page.views if v.name == name), None)
     if view is None or name in seen:
@@ -100,42 +97,6 @@ def reads(machine: Machine, page: ir.Page, exprs: Iterable[ir.Expr], params: tup
     return slots_read(machine.spec, page, exprs, params)
 
 
-class _Action:
-    """One action's moves, with its enabled moves cached by the state slots its preconditions read."""
-
-    __slots__ = ("req", "moves", "key", "cache")
-
-    def __init__(self, req: Any, moves: list[_Entry], slots: list[int]):
-        self.req, self.moves = req, moves
-        self.key = itemgetter(*slots)
-        self.cache: dict[Any, list[_Entry]] | None = {} if req is not None else None
-
-    def enabled(self, s: State, memo: dict[str, Any]) -> list[_Entry]:
-        cache = self.cache
-        if cache is None:
-            return self.moves if self.req is None else [e for e in self.moves if self.req(s, e[2], memo)]
-        k = self.key(s)
-        hit = cache.get(k)
-        if hit is None:
-            req = self.req
-            hit = cache[k] = [e for e in self.moves if req(s, e[2], memo)]
-            if len(cache) > CACHE_LIMIT:
-                self.cache = None
-        return hit
-
-
-def _move_table(machine: Machine) -> list[list[_Action]]:
-    """Per page, its actions in canonical order."""
-    table: list[list[_Action]] = [[] for _ in machine.pages]
-    for ca in machine.actions:
-        if not ca.moves:
-            continue
-        pi = machine.page_index[ca.page]
-        slots = reads(machine, machine.pages[pi], ca.action.requires, ca.action.params)
-        table[pi].append(_Action(ca.req, [(mv.index, mv.fn, mv.args) for mv in ca.moves], slots))
-    return table
-
-
 def _container_slots(machine: Machine) -> list[list[int]]:
     """Per page, the state slots that hold sets or maps (tuples worth sharing between states)."""
     session = list(machine.spec.session)
@@ -144,6 +105,32 @@ def _container_slots(machine: Machine) -> list[list[int]]:
         decls = [*session, *page.vars]
         kinds = [v.type.inner if isinstance(v.type, ir.OptionalType) else v.type for v in decls]
         out.append([1 + j for j, t in enumerate(kinds) if isinstance(t, (ir.SetType, ir.MapType))])
+    return out
+
+
+@contextmanager
+def _cycles_uncollected() -> Iterator[None]:
+    """Pause the cycle collector: a search allocates millions of tuples and no reference cycles, so the
+    collector would only scan them again and again (about 5 % of the search's time)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _fresh_containers(machine: Machine) -> list[list[int]]:
+    """Per move, the slots of its successors that may hold a set or map their parent does not: those its
+    effects write, or every one of the page it goes to. The others are the parent's, interned already."""
+    containers = _container_slots(machine)
+    out: list[list[int]] = []
+    for ca in machine.actions:  # in the order of the move indices
+        pi = machine.page_index[ca.page]
+        goto = machine.lowered.goto(ca.action, pi)
+        written = {eff.slot.index for eff in machine.lowered.effects(ca.action, pi)}
+        out += [containers[goto.page] if goto else [k for k in containers[pi] if k in written]] * len(ca.moves)
     return out
 
 
@@ -163,59 +150,67 @@ def explore(
     if len(machine.all_moves) < 2**15:
         sp.move = array("h")
     pool: dict[Any, Any] = {}  # interned set and map values: states share equal ones
-    containers = _container_slots(machine)
-    s0 = machine.initial()
-    for k in containers[s0[0]]:
-        pool[s0[k]] = s0[k]
+    fresh = _fresh_containers(machine)
+    per_page = [0] * len(machine.pages)
     states, index, parent, moves, depth = sp.states, sp.index, sp.parent, sp.move, sp.depth
-    states.append(s0)
+    head, below = -1, 0  # the state being expanded, the depth of the states it finds
+    add_state, add_parent, add_move, add_depth = states.append, parent.append, moves.append, depth.append
+
+    def found(nxt: State, mi: int) -> None:
+        """Keep a state not seen before, within the caps, with the move that reached it."""
+        if len(states) >= max_states:
+            sp.complete = False
+            return
+        if max_per_page is not None:
+            if per_page[nxt[0]] >= max_per_page:
+                sp.complete = False
+                return
+            per_page[nxt[0]] += 1
+        for k in fresh[mi]:
+            v = nxt[k]
+            w = pool.setdefault(v, v)
+            if w is not v:
+                nxt = (*nxt[:k], w, *nxt[k + 1:])
+        index[nxt] = len(states)
+        add_state(nxt)
+        add_parent(head)
+        add_move(mi)
+        add_depth(below)
+
+    s0 = machine.initial()  # kept whatever the caps
+    for k in _container_slots(machine)[s0[0]]:
+        pool[s0[k]] = s0[k]
     index[s0] = 0
+    states.append(s0)
     parent.append(-1)
     moves.append(-1)
     depth.append(0)
-    per_page = [0] * len(machine.pages)
     per_page[s0[0]] = 1
-    page_cap = max_per_page if max_per_page is not None else max_states
-    table = _move_table(machine)
+    expand = compile_expanders(machine)
     fired = bytearray(len(machine.all_moves))
-    head, n = 0, 1
-    while head < n:
-        s = states[head]
-        d = depth[head]
-        if max_depth is not None and d >= max_depth:
-            if sp.complete and any(nxt not in index for _, nxt in machine.successors(s)):
-                sp.complete = False  # a state beyond the cap exists
-            head += 1
-            continue
-        memo: dict[str, Any] = {}
-        for act in table[s[0]]:
-            for mi, fn, args in act.enabled(s, memo):
-                fired[mi] = 1
-                nxt = fn(s, args)
-                if nxt in index:
-                    continue
-                pi = nxt[0]
-                if n >= max_states or per_page[pi] >= page_cap:
-                    sp.complete = False
-                    continue
-                for k in containers[pi]:
-                    v = nxt[k]
-                    w = pool.setdefault(v, v)
-                    if w is not v:
-                        nxt = (*nxt[:k], w, *nxt[k + 1:])
-                if d >= 65534 and depth.typecode == "H":
+    level_end = 0  # the first state one depth below the one expanded: BFS keeps each depth together
+    with _cycles_uncollected():
+        for head, s in enumerate(states):  # `found` appends to `states` as the loop goes
+            if head == level_end:
+                below, level_end = below + 1, len(states)
+                if below == 65535:
                     sp.depth = depth = array("I", depth)
-                index[nxt] = n
-                states.append(nxt)
-                parent.append(head)
-                moves.append(mi)
-                depth.append(d + 1)
-                per_page[pi] += 1
-                n += 1
-        head += 1
-        if on_progress is not None and head % PROGRESS_EVERY == 0:
-            on_progress(head, n, d)
+                    add_depth = depth.append
+            if max_depth is not None and below > max_depth:
+                if sp.complete and _has_unseen(expand[s[0]], s, index, len(fired)):
+                    sp.complete = False  # a state beyond the cap exists
+                continue
+            expand[s[0]](s, index, found, fired)
+            if on_progress is not None and (head + 1) % PROGRESS_EVERY == 0:
+                on_progress(head + 1, len(states), below - 1)
     sp.enabled_moves = {i for i, f in enumerate(fired) if f}
     if on_progress is not None:
-        on_progress(head, n, depth[n - 1])
+        on_progress(len(states), len(states), depth[-1])
     return sp
+
+
+def _has_unseen(expand: Expander, s: State, seen: dict[State, int], nmoves: int) -> bool:
+    """Whether some successor of `s` is not in `seen` (its moves are not marked as enabled)."""
+    unseen: list[State] = []
+    expand(s, seen, lambda nxt, mi: unseen.append(nxt), bytearray(nmoves))
+    return bool(unseen)

@@ -144,9 +144,17 @@ def arith_type(lt: ir.Type, rt: ir.Type) -> ir.Type:
     return T.NUM if T.NUM in (lt, rt) else T.INT_ANY
 
 
+def tuple_display(items: list[str]) -> str:
+    """Python source for a tuple of these expressions."""
+    return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+
+
 def constant(value_code: str, namespace: dict[str, Any]) -> Any:
     """Evaluate a compiled expression that reads no state (a default value)."""
     return eval(value_code, namespace, {"s": (), "a": (), "m": {}})  # noqa: S307 - our own generated code
 
 
-__all__ = ["CompileError", "Compiled", "ExprCompiler", "Scope", "Slot", "arith_type", "constant", "lit_type", "view_fn"]
+__all__ = [
+    "CompileError", "Compiled", "ExprCompiler", "Scope", "Slot", "arith_type", "constant", "lit_type", "tuple_display",
+    "view_fn",
+]

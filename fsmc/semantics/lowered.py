@@ -309,6 +309,7 @@ class LView:
     sorts: tuple[LSort, ...]  # stable sorts, last order key first, so the first key decides most
     page_slot: int | None  # the slot of the 1-based page number, when paginated
     page_size: int | None
+    reads: tuple[int, ...]  # the state slots its rows depend on (view_slots), pagination aside
 
 
 def view_table(view: ir.View, scope: Scope, tables: set[str], seen: frozenset[str] = frozenset()) -> str:
@@ -323,6 +324,39 @@ def view_table(view: ir.View, scope: Scope, tables: set[str], seen: frozenset[st
     return view_table(source, scope, tables, seen | {view.name})
 
 
+def view_slots(view: ir.View, scope: Scope, seen: frozenset[str] = frozenset()) -> tuple[int, ...]:
+    """The state slots a view's rows (all pages of them) depend on: what its filter and sort keys read, the
+    slots of the views it reads (a view named in an expression is paginated, so its page number too)."""
+    names: set[str] = set()
+    for e in (view.where, *(k.expr for k in view.order), *(k.when for k in view.order)):
+        ir.expr_names(e, names)
+    names.discard(view.alias)
+    out: set[int] = set()
+    for name in (*sorted(names), view.source):
+        ref = scope.resolve(name)
+        if isinstance(ref, VarRef):
+            out.add(ref.slot.index)
+        elif isinstance(ref, ViewRef) and name not in seen:
+            out.update(view_slots(ref.view, scope, seen | {view.name}))
+            if name != view.source and ref.view.page_var:
+                out.add(scope.slot(ref.view.page_var).index)
+    return tuple(sorted(out))
+
+
+def expr_slots(e: ir.Expr, scope: Scope) -> tuple[int, ...]:
+    """The state slots an expression can read: its variables' and those of the views it reads, page numbers too."""
+    out: set[int] = set()
+    for name in sorted(ir.expr_names(e, set())):
+        ref = scope.resolve(name)
+        if isinstance(ref, VarRef):
+            out.add(ref.slot.index)
+        elif isinstance(ref, ViewRef):
+            out.update(view_slots(ref.view, scope))
+            if ref.view.page_var:
+                out.add(scope.slot(ref.view.page_var).index)
+    return tuple(sorted(out))
+
+
 def lower_view(view: ir.View, scope: Scope, tables: set[str]) -> LView:
     assert scope.page is not None
     table = view_table(view, scope, tables)
@@ -334,7 +368,7 @@ def lower_view(view: ir.View, scope: Scope, tables: set[str]) -> LView:
             raise CompileError(f"view '{view.name}' paginates by unknown variable '{view.page_var}'")
         page_slot = slot.index
     return LView(scope.page.name, view, table, view.source in tables, scope, scope.with_alias(view.alias, table),
-                 sorts, page_slot, view.page_size if page_slot is not None else None)
+                 sorts, page_slot, view.page_size if page_slot is not None else None, view_slots(view, scope))
 
 
 # ---------------------------------------------------------------- the whole spec
@@ -383,5 +417,5 @@ class Lowered:
 __all__ = [
     "ArgRef", "Canonical", "CompileError", "EffectKind", "LEffect", "LGoto", "LSort", "LView", "Lowered", "NameRef",
     "Order", "RowRef", "Scope", "Slot", "VarRef", "ViewRef", "canonical_form", "collection_kind", "count_view", "lower_goto",
-    "lower_view", "natural_key", "order_of", "view_table",
+    "expr_slots", "lower_view", "natural_key", "order_of", "view_slots", "view_table",
 ]

@@ -10,12 +10,15 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.semantics import domains as T
-from fsmc.semantics.compile import ExprCompiler, constant, view_fn
+from fsmc.semantics.compile import ExprCompiler, constant, tuple_display, view_fn
 from fsmc.semantics.lowered import LEffect, LGoto, Lowered, LView, Order, Scope
 from fsmc.semantics.runtime import NAMESPACE
 
 State = tuple[Any, ...]
 """(page index, session values..., page values...): hashable and canonical, so it is its own key."""
+
+ExprSource = Callable[[ir.Expr, Scope], str]
+"""Compiles an expression in a scope to Python source over `s`, `a` and `m`."""
 
 
 class Move:
@@ -59,6 +62,9 @@ class CompiledAction:
         self.req: Callable[[State, tuple[Any, ...], dict[str, Any]], bool] | None = None
         self.moves: list[Move] = []
 
+
+VIEW_CACHE_LIMIT = 1 << 16
+"""Distinct values of the slots a view reads that its rows are kept for, across states."""
 
 _TEMPLATE = re.compile(r"\{([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\}")
 
@@ -184,22 +190,31 @@ class Machine:
         return tuple(sorted(((k, v) for k, v in value), key=lambda kv: key(kv[0])))
 
     def _compile_view(self, lv: LView) -> None:
+        """A view's rows, memoised per state in `m` and across states by the values of the slots it reads."""
         page, view, scope, inner = lv.page, lv.view, lv.scope, lv.row_scope
         source = f"_KEYS_{view.source}" if lv.from_table else f"{view_fn(page, view.source, True)}(s, m)"
         where = self._expr(view.where, inner) if view.where is not None else "True"
-        memo = f"F:{page}:{view.name}"
+        memo, cache = f"F:{page}:{view.name}", f"_VC_{page}__{view.name}"
+        self._ns[cache] = {}
         lines = [f"def {view_fn(page, view.name, True)}(s, m):",
                  f"    v = m.get({memo!r})",
                  "    if v is None:",
-                 f"        rows = [r for r in {source} if {where}]"]
+                 f"        k = {tuple_display([f's[{i}]' for i in lv.reads])}",
+                 f"        v = {cache}.get(k)",
+                 "        if v is None:",
+                 f"            rows = [r for r in {source} if {where}]"]
         for key in lv.sorts:
             sort = f"rows.sort(key=lambda r: _sort_key({self._expr(key.key, inner)}), reverse={key.desc})"
             if key.when is not None:
-                lines.append(f"        if {self._expr(key.when, scope)}:")
-                lines.append(f"            {sort}")
+                lines.append(f"            if {self._expr(key.when, scope)}:")
+                lines.append(f"                {sort}")
             else:
-                lines.append(f"        {sort}")
-        lines += [f"        v = m[{memo!r}] = tuple(rows)", "    return v"]
+                lines.append(f"            {sort}")
+        lines += ["            v = tuple(rows)",
+                  f"            if len({cache}) < {VIEW_CACHE_LIMIT}:",
+                  f"                {cache}[k] = v",
+                  f"        m[{memo!r}] = v",
+                  "    return v"]
         lines.append(f"def {view_fn(page, view.name)}(s, m):")
         full = f"{view_fn(page, view.name, True)}(s, m)"
         if lv.page_slot is not None:
@@ -209,19 +224,32 @@ class Machine:
             lines.append(f"    return {full}")
         self._src.extend(lines)
 
-    def _effect_code(self, i: int, eff: LEffect, scope: Scope) -> tuple[list[str], str]:
-        """(lines evaluated in the pre-state, the update applied to the running values list `v`)."""
-        pre = []
-        if eff.value is not None:
-            pre.append(f"    e{i} = {self._expr(eff.value, scope)}")
-        if eff.key is not None:
-            pre.append(f"    k{i} = {self._expr(eff.key, scope)}")
-        return pre, self._update(i, eff, f"v[{eff.slot.index}]")
+    def condition_code(self, action: ir.Action, pi: int, expr: ExprSource | None = None) -> str:
+        """Whether `action` on page `pi` is enabled, as one Python expression over `s`, `a` and `m`."""
+        expr = expr or self._expr
+        scope = self._scopes[pi].with_params(action.params)
+        return " and ".join(f"({expr(r, scope)})" for r in action.requires) or "True"
 
-    def _update(self, i: int, eff: LEffect, cur: str) -> str:
-        """The new value of the effect's target, from its current value `cur` and its operands `e<i>`, `k<i>`."""
+    def successor_code(self, action: ir.Action, pi: int, expr: ExprSource | None = None,
+                       slots: list[str] | None = None) -> str:
+        """The state after `action` on page `pi`, as one tuple display over the state before it (`s`, or its
+        `slots` by name), the arguments (`a`) and the view memo (`m`): each effect's operands read the state
+        before, its update applies to the target's value after the effects before it (docs/semantics.md)."""
+        expr = expr or self._expr
+        scope = self._scopes[pi].with_params(action.params)
+        value = list(slots) if slots else [f"s[{k}]" for k in range(1 + self._nsess + len(self.pages[pi].vars))]
+        for eff in self.lowered.effects(action, pi):
+            k = eff.slot.index
+            operand = expr(eff.value, scope) if eff.value is not None else ""
+            key = expr(eff.key, scope) if eff.key is not None else ""
+            value[k] = self._update(eff, value[k], operand, key)
+        return self._navigate(self.lowered.goto(action, pi), value)
+
+    def _update(self, eff: LEffect, cur: str, e: str, k: str) -> str:
+        """The new value of the effect's target from its current value `cur`, its value `e` and its key `k`;
+        each appears once, so updates of one target nest without evaluating anything twice."""
         sort = self._sorter(eff.order) if eff.order is not None else ""
-        sign = "" if eff.sign > 0 else "-"
+        by = e if eff.sign > 0 else f"-({e})"
         lo, hi = eff.bounds or (-(2**62), 2**62)
         kind = eff.kind
         if kind == "default":
@@ -229,44 +257,34 @@ class Machine:
             page, j = eff.default
             return repr(self._session_defaults[j] if page is None else self._defaults[page][j])
         code = {
-            "assign": f"e{i}", "assign_set": f"_norm_set(e{i}, {sort})", "assign_map": f"_norm_map(e{i}, {sort})",
-            "put_entry": f"_map_set({cur}, k{i}, e{i}, {sort})",
-            "add_clamped": f"min({hi}, max({lo}, {cur} + {sign}e{i}))",
-            "add_entry": f"_map_add({cur}, k{i}, {sign}e{i}, {lo}, {hi}, {sort})",
-            "toggle": f"(not {cur})", "insert": f"_set_add({cur}, e{i}, {sort})",
-            "discard": f"_set_remove({cur}, e{i})", "discard_key": f"_map_remove({cur}, e{i})",
+            "assign": e, "assign_set": f"_norm_set({e}, {sort})", "assign_map": f"_norm_map({e}, {sort})",
+            "put_entry": f"_map_set({cur}, {k}, {e}, {sort})",
+            "add_clamped": f"min({hi}, max({lo}, {cur} + {by}))",
+            "add_entry": f"_map_add({cur}, {k}, {by}, {lo}, {hi}, {sort})",
+            "toggle": f"(not {cur})", "insert": f"_set_add({cur}, {e}, {sort})",
+            "discard": f"_set_remove({cur}, {e})", "discard_key": f"_map_remove({cur}, {e})",
             "empty": "()", "none": "None",
         }
         return code[kind]
 
     def _compile_action(self, action: ir.Action, pi: int) -> None:
         aid = len(self._actions)
-        page = self.pages[pi]
-        ca = CompiledAction(action, page.name)
+        ca = CompiledAction(action, self.pages[pi].name)
         self._actions.append(ca)
         self._by_page[pi].append(ca)
-        scope = self._scopes[pi].with_params(action.params)
         if action.requires:
-            conds = " and ".join(f"({self._expr(r, scope)})" for r in action.requires)
-            self._src.append(f"def _REQ_{aid}(s, a, m):\n    return bool({conds})")
-        lines = [f"def _STEP_{aid}(s, a):", "    m = {}"]
-        updates = []
-        for i, eff in enumerate(self.lowered.effects(action, pi)):
-            pre, update = self._effect_code(i, eff, scope)
-            lines += pre
-            updates.append(f"    v[{eff.slot.index}] = {update}")
-        lines.append("    v = list(s)")
-        lines += updates
-        lines.append(f"    return {self._navigate(self.lowered.goto(action, pi))}")
-        self._src.append("\n".join(lines))
+            self._src.append(f"def _REQ_{aid}(s, a, m):\n    return bool({self.condition_code(action, pi)})")
+        self._src.append(f"def _STEP_{aid}(s, a):\n    m = {{}}\n    return {self.successor_code(action, pi)}")
 
-    def _navigate(self, goto: LGoto | None) -> str:
+    def _navigate(self, goto: LGoto | None, value: list[str]) -> str:
+        """The successor's tuple display from each slot's new `value`: the same page, or the target page with
+        the session kept and the target's variables carried or starting from their defaults."""
         if goto is None:
-            return "tuple(v)"
-        parts = [str(goto.page), f"*v[1:{1 + goto.keep}]"]
+            return tuple_display(value)
+        parts = [str(goto.page), *value[1:1 + goto.keep]]
         for j, src in enumerate(goto.fresh):
-            parts.append(repr(self._defaults[goto.page][j]) if src is None else f"v[{src}]")
-        return "(" + ", ".join(parts) + ",)"
+            parts.append(repr(self._defaults[goto.page][j]) if src is None else value[src])
+        return tuple_display(parts)
 
     def _task_scope(self, task: ir.Task) -> Scope:
         base = self._scopes[self.page_index[task.page]] if task.page in self.page_index else Scope(self.session_slots)

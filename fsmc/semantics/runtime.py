@@ -32,25 +32,47 @@ def map_get(m: tuple[tuple[Any, Any], ...], k: Any) -> Any:
 
 
 def map_has(m: tuple[tuple[Any, Any], ...], k: Any) -> bool:
-    return any(key == k for key, _ in m)
+    for key, _ in m:  # noqa: SIM110 - a loop, not any() over a generator: the search calls this per move
+        if key == k:
+            return True
+    return False
 
 
 def map_set(m: tuple[tuple[Any, Any], ...], k: Any, v: Any, key: Sorter) -> tuple[tuple[Any, Any], ...]:
-    rest = [(a, b) for a, b in m if a != k]
-    if v is not None:
-        rest.append((k, v))
-    return tuple(sorted(rest, key=lambda kv: key(kv[0])))
+    """`m` with entry `k` set to `v` (none removes it), kept in the keys' order.
+
+    `m` is canonical (its keys distinct and in order), so an entry already there keeps its place and a new
+    one goes after every key that sorts before or with it, where sorting the entries again would put it.
+    """
+    for i, (a, _) in enumerate(m):
+        if a == k:
+            return m[:i] + m[i + 1:] if v is None else (*m[:i], (k, v), *m[i + 1:])
+    return m if v is None else map_insert(m, k, v, key)
+
+
+def map_insert(m: tuple[tuple[Any, Any], ...], k: Any, v: Any, key: Sorter) -> tuple[tuple[Any, Any], ...]:
+    """`m` with the entry (k, v) for a key it lacks, after every key that sorts before or with `k`."""
+    rank, i = key(k), 0
+    while i < len(m) and key(m[i][0]) <= rank:
+        i += 1
+    return (*m[:i], (k, v), *m[i:])
 
 
 def map_remove(m: tuple[tuple[Any, Any], ...], k: Any) -> tuple[tuple[Any, Any], ...]:
-    return tuple((a, b) for a, b in m if a != k)
+    for i, (a, _) in enumerate(m):
+        if a == k:
+            return m[:i] + map_remove(m[i + 1:], k)
+    return m
 
 
 def map_add(m: tuple[tuple[Any, Any], ...], k: Any, by: int, lo: int, hi: int, key: Sorter) -> tuple[tuple[Any, Any], ...]:
     """`m[k] += by`: an absent entry counts as 0; above hi clamps, below lo removes the entry."""
-    current = map_get(m, k)
-    value = (0 if current is None else current) + by
-    return map_set(m, k, None if value < lo else min(value, hi), key)
+    for i, (a, current) in enumerate(m):
+        if a == k:
+            value = (0 if current is None else current) + by
+            return m[:i] + m[i + 1:] if value < lo else (*m[:i], (k, min(value, hi)), *m[i + 1:])
+    value = 0 + by
+    return m if value < lo else map_insert(m, k, min(value, hi), key)
 
 
 def contains_text(haystack: Any, needle: Any) -> bool:

@@ -67,6 +67,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_env_server.py": ("browser",),
     "test_eval.py": ("browser",),
     "test_capture.py": ("browser",),
+    "test_capture_import.py": ("browser",),
     "test_cloned.py": ("browser",),
     "test_train.py": ("train",),
     "test_train_online.py": ("train", "browser"),

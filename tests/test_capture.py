@@ -8,21 +8,14 @@ from __future__ import annotations
 
 import asyncio
 import gzip
-import http.server
 import io
 import json
 import shutil
-import socket
-import sqlite3
-import subprocess
-import sys
-import threading
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from datasette_site import Datasette, Tripwire, free_port, zoo_db
 from warcio.archiveiterator import ArchiveIterator
 
 from fsmc.backends import PNG, CapturedSite, Op
@@ -33,74 +26,9 @@ from fsmc.cli import main
 pytest.importorskip("datasette")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _zoo(path: Path) -> Path:
-    db = sqlite3.connect(path)
-    db.execute("create table animals (id integer primary key, name text, legs integer)")
-    db.executemany("insert into animals (name, legs) values (?, ?)", [("cat", 4), ("hen", 2), ("snake", 0), ("spider", 8)])
-    db.execute("create table keepers (id integer primary key, name text, animal_id integer references animals(id))")
-    db.executemany("insert into keepers (name, animal_id) values (?, ?)", [("Ada", 1), ("Bo", 2)])
-    db.commit()
-    db.close()
-    return path
-
-
-class Datasette:
-    """`datasette serve` on a free loopback port, as a user starts it."""
-
-    def __init__(self, db: Path):
-        self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.process = subprocess.Popen([sys.executable, "-m", "datasette", "serve", str(db), "--port", str(self.port),
-                                         "--host", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                urllib.request.urlopen(self.url, timeout=1).close()
-                return
-            except OSError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    self.stop()
-                    raise RuntimeError("datasette did not start") from None
-                time.sleep(0.2)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
-
-
-class Tripwire(http.server.ThreadingHTTPServer):
-    """Listens where the live site was and counts every request that reaches it."""
-
-    allow_reuse_address = True
-    daemon_threads = True
-
-    def __init__(self, port: int):
-        self.hits: list[str] = []
-        tripwire = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
-                tripwire.hits.append(self.path)
-                self.send_response(500)
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        super().__init__(("127.0.0.1", port), Handler)
-        threading.Thread(target=self.serve_forever, daemon=True).start()
-
-
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Datasette]:
-    site = Datasette(_zoo(tmp_path_factory.mktemp("db") / "zoo.db"))
+    site = Datasette(zoo_db(tmp_path_factory.mktemp("db") / "zoo.db"))
     yield site
     site.stop()
 
@@ -240,7 +168,7 @@ def test_a_capture_with_a_missing_response_is_refused_naming_the_request(capture
 
 
 def test_an_unreachable_url_leaves_no_capture(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    url = f"http://127.0.0.1:{_free_port()}/"
+    url = f"http://127.0.0.1:{free_port()}/"
     dest = tmp_path / "captures" / "gone"
     assert main(["capture", url, "-o", str(dest)]) == 2
     err = capsys.readouterr().err

@@ -73,7 +73,7 @@ def _typed(data: dict[str, Any], problems: list[str]) -> None:
         problems += ["`setup` holds something other than strings" for v in data["setup"] if not isinstance(v, str)][:1]
 
 
-def _pages(data: dict[str, Any], spec: ir.Spec, problems: list[str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
+def read_pages(data: dict[str, Any], spec: ir.Spec, problems: list[str]) -> tuple[tuple[str, re.Pattern[str]], ...]:
     names = {p.name for p in spec.pages}
     pages: list[tuple[str, re.Pattern[str]]] = []
     for name, text in data.get("pages", {}).items():
@@ -112,20 +112,26 @@ def declared_path(backend: ir.Backend) -> Path:
     return Path(backend.span.file).parent / backend.source
 
 
-def read_sidecar(path: Path, spec: ir.Spec) -> tuple[Sidecar | None, list[str]]:
-    """The sidecar at `path` and its problems (empty: the sidecar is usable), checked against `spec`."""
+def load_toml(path: Path) -> tuple[dict[str, Any] | None, list[str]]:
+    """A TOML file's tables, or why it cannot be read (a sidecar of a cloned application or a capture's extractors)."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8")), []
     except OSError as err:
         return None, [f"cannot read {path}: {err.strerror or err}"]
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
         return None, [f"{path} is not TOML: {err}"]
-    problems: list[str] = []
+
+
+def read_sidecar(path: Path, spec: ir.Spec) -> tuple[Sidecar | None, list[str]]:
+    """The sidecar at `path` and its problems (empty: the sidecar is usable), checked against `spec`."""
+    data, problems = load_toml(path)
+    if data is None:
+        return None, problems
     _typed(data, problems)
     for table in ("pages", "state"):  # the tables' contents are checked where they are tables at all
         if not isinstance(data.get(table, {}), dict):
             data[table] = {}
-    pages = _pages(data, spec, problems)
+    pages = read_pages(data, spec, problems)
     _state(data, spec, problems)
     if problems:
         return None, problems
@@ -137,4 +143,4 @@ def read_sidecar(path: Path, spec: ir.Spec) -> tuple[Sidecar | None, list[str]]:
     return sidecar, []
 
 
-__all__ = ["KINDS", "Sidecar", "declared_path", "read_sidecar"]
+__all__ = ["KINDS", "Sidecar", "declared_path", "load_toml", "read_pages", "read_sidecar"]

@@ -29,6 +29,7 @@ COMMANDS = (
     "fsmc.cli.serve_env",
     "fsmc.cli.eval",
     "fsmc.cli.capture",
+    "fsmc.cli.import_",
     "fsmc.cli.propose",
     "fsmc.cli.init",
     "fsmc.cli.run",

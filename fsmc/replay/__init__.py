@@ -4,7 +4,7 @@
     summary = replay("out/shop", "generated_sites/shop", "data/shop")
 
 `replay` acts on the generated site, or, without a site, on the backend the spec declares (a cloned
-application: `backend app "SIDECAR.toml"`); `Replayer` acts on any `fsmc.backends.Backend`.
+application: `backend app "SIDECAR.toml"`; a capture read by its extractors: `backend capture "FOLDER"`); `Replayer` acts on any `fsmc.backends.Backend`.
 
 DATA/ receives trajectories.jsonl (every input trajectory, in input order: kept ones with their
 atomic steps, rejected ones with the reason), screens/ (content-addressed JPEG or PNG screenshots, 1280×720),
@@ -60,9 +60,14 @@ def declared_backend(out_dir: Path, image: ImageFormat) -> Backend:
     if not spec.backends:
         raise InputError(f"{path} declares no backend: name the built site with --site")
     declared = spec.backends[0]
-    if declared.kind != "app":
-        raise InputError(f"{path}: `backend {declared.kind}` is not yet supported by replay (only `backend app`); "
-                         "name a built site with --site")
+    if declared.kind == "capture":
+        from fsmc.backends.captured_spec import CapturedSpec
+        from fsmc.capture import CaptureError
+
+        try:
+            return CapturedSpec(declared_path(declared), spec, image=image)
+        except CaptureError as err:
+            raise InputError(f"{path}: {err}") from None
     return ClonedApp(declared_path(declared), spec, image=image)
 
 

@@ -1,0 +1,139 @@
+"""A spec acted out on a capture (`backend capture "FOLDER"`): the captured site, its state read by extractors.
+
+`CapturedSpec` serves the capture offline as `CapturedSite` does, and reads an episode's state the way the spec
+declares it: the page whose `[pages]` pattern matches the location, and each of that page's variables through its
+extractor (`fsmc.backends.extractors`: URL parts, form values, element text). A capture cannot jump to an arbitrary
+state (it holds the pages it was shown, not the ways to reach any state), so every episode starts from the capture's
+start page after a reset, and replay acts each trajectory out from there, as it does on a cloned application.
+An extractor that matches no element, or several, stops the run naming the variable, the selector and the page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from fsmc import ir
+from fsmc.backends.captured import CapturedSite, PageEpisode
+from fsmc.backends.extractors import EXTRACT_FILE, Extractors, convert, from_location, read_extractors
+from fsmc.backends.protocol import JPEG, Backend, BackendError, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
+from fsmc.browser import Chromium
+from fsmc.capture.routes import OfflineRoutes
+
+ELEMENT_JS = """(sel) => {
+  const found = document.querySelectorAll(sel);
+  if (found.length !== 1) return {count: found.length};
+  const el = found[0];
+  return {count: 1, text: (el.innerText ?? el.textContent ?? '').trim(), value: 'value' in el ? String(el.value) : null};
+}"""
+
+
+class CapturedSpecEpisode:
+    """One page of the capture, its state read through the extractors."""
+
+    def __init__(self, owner: CapturedSpec, inner: PageEpisode):
+        self.owner, self.inner = owner, inner
+
+    @property
+    def page(self) -> Any:
+        return self.inner.page
+
+    async def reset(self, state: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The capture's start page, as first served, with no cookies; only the initial state can be asked for."""
+        if isinstance(self.inner.routes, OfflineRoutes):
+            self.inner.routes.restart()
+        await self.inner.page.context.clear_cookies()
+        await self.inner.goto(self.inner.start)
+        shown = await self.state()
+        if state is not None and dict(state) != shown:
+            raise EpisodeFailure("navigation_failed", "a capture is reset to its start page alone, which shows "
+                                 f"{shown}, not {dict(state)}")
+        return shown
+
+    async def perform(self, op: Op, capture: Capture = Capture.EVERY) -> list[Step]:
+        try:
+            return await self.inner.perform(op, capture)
+        except EpisodeFailure as failure:
+            raise EpisodeFailure(failure.reason, f"{failure.detail}, on {self.inner.actor.location()}") from None
+
+    async def settle(self) -> None:
+        await self.inner.settle()
+
+    async def _element(self, var: str, extractor: str, page: str, location: str) -> str | None:
+        kind, _, selector = extractor.partition(":")
+        found = await self.inner.page.evaluate(ELEMENT_JS, selector)
+        if found["count"] != 1:
+            raise BackendError(f"the extractor `{extractor}` of `{var}` ({self.owner.extractors.path}) matches "
+                               f"{found['count']} elements on page {page} ({location}); it must match exactly one")
+        if kind == "value" and found["value"] is None:
+            raise BackendError(f"the extractor `{extractor}` of `{var}` ({self.owner.extractors.path}) matches an "
+                               f"element with no value on page {page} ({location}): use text:CSS")
+        value: str = found[kind]
+        return value
+
+    async def state(self) -> dict[str, Any]:
+        location = self.inner.actor.location()
+        path = location.split("?")[0].split("#")[0]
+        page = self.owner.extractors.page_of(path)
+        if page is None:
+            raise EpisodeFailure("state_diverged", f"the location {location} is no page of the spec (no pattern of "
+                                 f"`pages` in {self.owner.extractors.path.name} matches it)")
+        values: dict[str, Any] = {}
+        for var, extractor in self.owner.extractors.state[page].items():
+            if extractor == "default":
+                values[var] = self.owner.defaults.get(var)
+                continue
+            raw = (from_location(extractor, location) if extractor.startswith("url:")
+                   else await self._element(var, extractor, page, location))
+            values[var] = convert(raw, self.owner.types[var])
+        return {"page": page, "vars": values}
+
+    async def screenshot(self) -> bytes:
+        return await self.inner.screenshot()
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+class CapturedSpec(Backend):
+    """The capture `folder` served offline for the spec `spec`, whose state its `extract.toml` reads."""
+
+    jumps = False
+
+    def __init__(self, folder: str | Path, spec: ir.Spec, *, extractors: Extractors | None = None,
+                 image: ImageFormat = JPEG, chromium: Chromium | None = None):
+        self.image = image
+        self.site = CapturedSite(folder, image=image, chromium=chromium)
+        if extractors is None:
+            extractors, problems = read_extractors(Path(folder) / EXTRACT_FILE, spec)
+            if extractors is None:
+                raise BackendError(f"{Path(folder) / EXTRACT_FILE}: " + "; ".join(problems))
+        self.extractors = extractors
+        variables = [*spec.session, *(v for p in spec.pages for v in p.vars)]
+        self.types = {v.name: v.type for v in variables}
+        self.defaults = {v.name: v.default.value for v in variables if isinstance(v.default, ir.Lit)}
+
+    @property
+    def blocked_requests(self) -> int:
+        return self.site.blocked_requests
+
+    @property
+    def misses(self) -> int:
+        return self.site.misses
+
+    def fingerprint(self, h: Hasher) -> None:
+        self.site.fingerprint(h)
+        h.update(self.extractors.path.read_bytes())
+
+    async def start(self) -> None:
+        await self.site.start()
+
+    async def open(self) -> CapturedSpecEpisode:
+        return CapturedSpecEpisode(self, await self.site.open())
+
+    async def close(self) -> None:
+        await self.site.close()
+
+
+__all__ = ["CapturedSpec", "CapturedSpecEpisode"]

@@ -1,0 +1,81 @@
+"""A real datasette over a small SQLite file, and a tripwire where it was: what the capture tests act on.
+
+Shared by tests/test_capture.py and tests/test_capture_import.py (pytest puts tests/ on the path).
+"""
+
+from __future__ import annotations
+
+import http.server
+import socket
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def zoo_db(path: Path) -> Path:
+    db = sqlite3.connect(path)
+    db.execute("create table animals (id integer primary key, name text, legs integer)")
+    db.executemany("insert into animals (name, legs) values (?, ?)", [("cat", 4), ("hen", 2), ("snake", 0), ("spider", 8)])
+    db.execute("create table keepers (id integer primary key, name text, animal_id integer references animals(id))")
+    db.executemany("insert into keepers (name, animal_id) values (?, ?)", [("Ada", 1), ("Bo", 2)])
+    db.commit()
+    db.close()
+    return path
+
+
+class Datasette:
+    """`datasette serve` on a free loopback port, as a user starts it."""
+
+    def __init__(self, db: Path):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.process = subprocess.Popen([sys.executable, "-m", "datasette", "serve", str(db), "--port", str(self.port),
+                                         "--host", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                urllib.request.urlopen(self.url, timeout=1).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.stop()
+                    raise RuntimeError("datasette did not start") from None
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+
+class Tripwire(http.server.ThreadingHTTPServer):
+    """Listens where the live site was and counts every request that reaches it."""
+
+    allow_reuse_address = True
+    daemon_threads = True
+
+    def __init__(self, port: int):
+        self.hits: list[str] = []
+        tripwire = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+                tripwire.hits.append(self.path)
+                self.send_response(500)
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        super().__init__(("127.0.0.1", port), Handler)
+        threading.Thread(target=self.serve_forever, daemon=True).start()

@@ -87,6 +87,22 @@ def test_an_extractor_that_matches_nothing_stops_replay_naming_it(imported: Path
     assert "Traceback" not in err
 
 
+def test_extractors_that_do_not_fit_the_spec_are_reported_by_check(imported: Path, work: tuple[Path, Tripwire],
+                                                                   tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copytree(work[0] / "captures" / "zoo", tmp_path / "captures" / "zoo")
+    (tmp_path / "specs").mkdir()
+    shutil.copy(imported, tmp_path / "specs" / "zoo.fsm")
+    extract = tmp_path / "captures" / "zoo" / "extract.toml"
+    text = extract.read_text(encoding="utf-8").replace('zoo = "^/zoo$"\n', "")
+    extract.write_text(text.replace('"url:path/2"', '"xpath://h1"'))
+    capsys.readouterr()
+    assert main(["check", str(tmp_path / "specs" / "zoo.fsm")]) == 1
+    captured = capsys.readouterr()
+    out = captured.out + captured.err
+    assert "error[E604]" in out and "`pages` gives no location pattern for zoo" in out
+    assert "the extractor of `zoo_animals_item_id` on page zoo_animals_item is 'xpath://h1'" in out
+
+
 def test_a_missing_or_damaged_capture_writes_nothing(work: tuple[Path, Tripwire], tmp_path: Path,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     spec = tmp_path / "specs" / "zoo.fsm"

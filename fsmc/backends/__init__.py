@@ -1,8 +1,9 @@
-"""What trajectories and episodes are acted out on: the backend protocol, the generated site, captured sites and
-cloned applications."""
+"""What trajectories and episodes are acted out on: the backend protocol, the generated site, captured sites (and a
+spec acted out on one, its state read by extractors) and cloned applications."""
 
 from fsmc.backends.actor import SETTLE_MS, Actor
 from fsmc.backends.captured import CapturedSite, LiveSite, PageEpisode, SelectorActor
+from fsmc.backends.captured_spec import CapturedSpec, CapturedSpecEpisode
 from fsmc.backends.cloned import AppEpisode, ClonedApp
 from fsmc.backends.previews import screenshot_states
 from fsmc.backends.protocol import (
@@ -23,5 +24,5 @@ from fsmc.backends.protocol import (
 from fsmc.backends.site import GeneratedSite, SiteEpisode
 
 __all__ = ["IMAGE_FORMATS", "JPEG", "PNG", "REASONS", "SETTLE_MS", "Actor", "AppEpisode", "Backend", "BackendError", "Box",
-           "Capture", "CapturedSite", "ClonedApp", "Episode", "EpisodeFailure", "GeneratedSite", "ImageFormat", "LiveSite",
+           "Capture", "CapturedSite", "CapturedSpec", "CapturedSpecEpisode", "ClonedApp", "Episode", "EpisodeFailure", "GeneratedSite", "ImageFormat", "LiveSite",
            "Op", "PageEpisode", "SelectorActor", "SiteEpisode", "Step", "screenshot_states"]

@@ -7,6 +7,7 @@ enumerated, and its trajectories are replayed on the capture offline, each state
 
 from __future__ import annotations
 
+import asyncio
 import json
 import shutil
 from collections.abc import Iterator
@@ -18,6 +19,10 @@ from datasette_site import Datasette, Tripwire, zoo_db
 from fsmc.capture import Options, capture
 from fsmc.capture.importer import _Html, _shape
 from fsmc.cli import main
+from fsmc.env.pool import EnvPool, Site
+
+BOX_JS = """(css) => { const r = document.querySelector(css).getBoundingClientRect();
+  return {x: r.left + r.width / 2, y: r.top + r.height / 2}; }"""
 
 pytest.importorskip("datasette")
 
@@ -68,6 +73,30 @@ def test_the_draft_is_enumerated_and_replayed_offline(imported: Path, work: tupl
     assert {"page": "zoo_animals_item", "vars": {"zoo_animals_item_id": "3"}} in reached  # read off /zoo/animals/3
     [run] = [json.loads(line) for line in (data / "runs.jsonl").read_text().splitlines()]
     assert run["blocked_requests"] == 0 and tripwire.hits == []  # nothing left the machine
+
+
+def test_an_environment_on_the_capture_rewards_the_task_by_the_extracted_state(imported: Path,
+                                                                             work: tuple[Path, Tripwire]) -> None:
+    root, tripwire = work
+    out = root / "out" / "env"
+    assert main(["enumerate", str(imported), "-o", str(out), "--max-depth", "3"]) == 0
+
+    async def go() -> list[tuple[float, dict[str, object]]]:
+        async with EnvPool([Site.declared(out)]) as pool:
+            env = await pool.open()
+            await env.reset(options={"task": "reach_zoo_animals_item_3"})
+            results = []
+            for css in ('a[href="/zoo/animals"]', 'a[href="/zoo/animals/3"]'):
+                box = await env.page.evaluate(BOX_JS, css)
+                result = await env.step({"action": "click", "coordinate": [round(box["x"]), round(box["y"])]})
+                results.append((result.reward, result.info["state"]))
+            await env.close()
+            return results
+
+    first, second = asyncio.run(go())
+    assert first[0] == 0.0 and first[1]["page"] == "zoo_animals"  # type: ignore[index]
+    assert second == (1.0, {"page": "zoo_animals_item", "vars": {"zoo_animals_item_id": "3"}})
+    assert tripwire.hits == []
 
 
 def test_an_extractor_that_matches_nothing_stops_replay_naming_it(imported: Path, work: tuple[Path, Tripwire],

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -137,6 +138,17 @@ class PageEpisode:
             except TimeoutError:
                 raise EpisodeFailure("timeout", f"the page load started from {self.actor.location()} did not "
                                      "finish") from None
+
+    async def arrive(self, within_s: float = 15.0) -> None:
+        """Wait for a page load an action started outside `perform` (an agent's click on a link, a form it posts)."""
+        deadline = time.monotonic() + within_s
+        while time.monotonic() < deadline:
+            try:
+                if not await self.page.evaluate(LEAVING_JS):
+                    return
+            except Exception:  # Playwright's own Error: the document went away while asked
+                pass
+            await asyncio.sleep(0.05)
 
     async def state(self) -> dict[str, Any]:
         state: dict[str, Any] = await self.page.evaluate(STATE_JS)

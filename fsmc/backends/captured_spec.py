@@ -73,6 +73,7 @@ class CapturedSpecEpisode:
         return value
 
     async def state(self) -> dict[str, Any]:
+        await self.inner.arrive()  # a load an agent's click started (the env acts outside `perform`)
         location = self.inner.actor.location()
         path = location.split("?")[0].split("#")[0]
         page = self.owner.extractors.page_of(path)

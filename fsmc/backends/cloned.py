@@ -39,7 +39,6 @@ from fsmc.backends.captured import LiveSite, PageEpisode
 from fsmc.backends.protocol import JPEG, Backend, BackendError, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
 from fsmc.backends.sidecar import Sidecar, read_sidecar
 from fsmc.browser import Chromium
-from fsmc.capture.pinning import LEAVING_JS
 
 LOG_LINES = 15  # lines of the application's log an error shows
 ARRIVE_S = 15.0  # how long a page load an action started may take before the state is read anyway
@@ -86,17 +85,6 @@ class AppEpisode:
         """The Playwright page (the environments act on it with the mouse and keyboard)."""
         return self.inner.page
 
-    async def _arrive(self) -> None:
-        """Wait for a page load an action started outside `perform` (an agent's click that posts a form)."""
-        deadline = time.monotonic() + ARRIVE_S
-        while time.monotonic() < deadline:
-            try:
-                if not await self.inner.page.evaluate(LEAVING_JS):
-                    return
-            except Exception:  # Playwright's own Error: the document went away while asked
-                pass
-            await asyncio.sleep(0.05)
-
     async def reset(self, state: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The database restored, the cookies forgotten, `home` loaded; only the initial state can be asked for."""
         await asyncio.to_thread(self.app.restore)
@@ -119,7 +107,7 @@ class AppEpisode:
         await self.inner.settle()
 
     async def state(self) -> dict[str, Any]:
-        await self._arrive()
+        await self.inner.arrive(ARRIVE_S)
         return await asyncio.to_thread(self.app.read_state, self.inner.actor.location().split("?")[0].split("#")[0])
 
     async def screenshot(self) -> bytes:

@@ -8,7 +8,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 
-from fsmc.backends.protocol import JPEG, ImageFormat
+from fsmc.backends.protocol import JPEG, Backend, ImageFormat
 from fsmc.backends.site import GeneratedSite
 from fsmc.browser import Chromium, find_dist
 from fsmc.env.core import AsyncFsmcEnv
@@ -24,11 +24,12 @@ class UnknownSite(KeyError):
 
 @dataclass
 class Site:
-    """A built site and the tasks of its enumerate output."""
+    """A built site and the tasks of its enumerate output; or, with `backend`, what the spec declares to act on."""
 
     name: str
-    dist: Path
+    dist: Path | None
     tasks: TaskSet
+    backend: Backend | None = None
 
     @classmethod
     def load(cls, dist: str | Path, out: str | Path, *, spec: str | Path | None = None, name: str | None = None) -> Site:
@@ -37,6 +38,19 @@ class Site:
             raise FileNotFoundError(f"{dist} is not a built site (no index.html); build it with `fsmc build SPEC`")
         tasks = TaskSet(out, spec=spec)
         return cls(name or tasks.site, found, tasks)
+
+    @classmethod
+    def declared(cls, out: str | Path, *, image: ImageFormat = JPEG, name: str | None = None) -> Site:
+        """The backend OUT's spec declares (a capture, a cloned application) and the tasks of OUT."""
+        from fsmc.replay import declared_backend
+
+        tasks = TaskSet(out)
+        return cls(name or tasks.site, None, tasks, declared_backend(Path(out), image))
+
+
+def _dist(site: Site) -> Path:
+    assert site.dist is not None, f"the site {site.name} has neither a built site nor a backend"
+    return site.dist
 
 
 class EnvPool:
@@ -49,7 +63,7 @@ class EnvPool:
         self.sites = {s.name: s for s in sites}
         self.n, self.env_options = n, env_options
         self.chromium = Chromium()
-        self.backends = {s.name: GeneratedSite(s.dist, image=image, chromium=self.chromium) for s in sites}
+        self.backends = {s.name: s.backend or GeneratedSite(_dist(s), image=image, chromium=self.chromium) for s in sites}
         self.envs: list[AsyncFsmcEnv] = []
         self.views: dict[str, dict[str, bytes]] = {s.name: {} for s in sites}
 

@@ -6,8 +6,8 @@ Shared by tests/test_capture.py and tests/test_capture_import.py (pytest puts te
 from __future__ import annotations
 
 import http.server
+import importlib.util
 import socket
-import sqlite3
 import subprocess
 import sys
 import threading
@@ -23,14 +23,14 @@ def free_port() -> int:
 
 
 def zoo_db(path: Path) -> Path:
-    db = sqlite3.connect(path)
-    db.execute("create table animals (id integer primary key, name text, legs integer)")
-    db.executemany("insert into animals (name, legs) values (?, ?)", [("cat", 4), ("hen", 2), ("snake", 0), ("spider", 8)])
-    db.execute("create table keepers (id integer primary key, name text, animal_id integer references animals(id))")
-    db.executemany("insert into keepers (name, animal_id) values (?, ?)", [("Ada", 1), ("Bo", 2)])
-    db.commit()
-    db.close()
-    return path
+    """The example's SQLite file (specs/datasette/zoo_db.py, the script the README runs) at `path`."""
+    source = Path(__file__).resolve().parent.parent / "specs" / "datasette" / "zoo_db.py"
+    loaded = importlib.util.spec_from_file_location("zoo_db", source)
+    assert loaded is not None and loaded.loader is not None
+    module = importlib.util.module_from_spec(loaded)
+    loaded.loader.exec_module(module)
+    made: Path = module.make(path)
+    return made
 
 
 class Datasette:

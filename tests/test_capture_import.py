@@ -26,6 +26,8 @@ BOX_JS = """(css) => { const r = document.querySelector(css).getBoundingClientRe
 
 pytest.importorskip("datasette")
 
+ROOT = Path(__file__).resolve().parent.parent
+
 
 @pytest.fixture(scope="module")
 def work(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Tripwire]]:
@@ -45,23 +47,32 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Tripw
 @pytest.fixture(scope="module")
 def imported(work: tuple[Path, Tripwire]) -> Path:
     root, _ = work
-    assert main(["import", str(root / "captures" / "zoo"), "-o", str(root / "specs" / "zoo.fsm")]) == 0
-    return root / "specs" / "zoo.fsm"
+    spec = root / "specs" / "datasette" / "zoo.fsm"  # where the README's commands put it, as in this repository
+    assert main(["import", str(root / "captures" / "zoo"), "-o", str(spec)]) == 0
+    return spec
 
 
 def test_the_draft_has_pages_by_url_template_and_actions_by_link(imported: Path) -> None:
     text = imported.read_text(encoding="utf-8")
-    assert 'backend capture "../captures/zoo"' in text
+    assert 'backend capture "../../captures/zoo"' in text
     assert "page zoo_animals_item" in text and 'var zoo_animals_item_id: {"1", "2", "3", "4"} = "1"' in text
     assert 'action open_zoo_animals_item(id: {"1", "2", "3", "4"})' in text
     assert r'click "a[href=\"/zoo/animals/{id}\"]"' in text  # by the link's target, never by its position
-    extract = (imported.parent.parent / "captures" / "zoo" / "extract.toml").read_text(encoding="utf-8")
+    extract = (imported.parents[2] / "captures" / "zoo" / "extract.toml").read_text(encoding="utf-8")
     assert 'zoo_animals_item = "^/zoo/animals/[^/]+$"' in extract and 'zoo_animals_item_id = "url:path/2"' in extract
     assert main(["check", str(imported)]) == 0
 
 
-def test_the_draft_is_enumerated_and_replayed_offline(imported: Path, work: tuple[Path, Tripwire]) -> None:
+def test_the_committed_example_is_the_draft_of_this_capture(imported: Path) -> None:
+    committed = (ROOT / "specs" / "datasette" / "zoo.fsm").read_text(encoding="utf-8")
+    body = "".join(line for line in committed.splitlines(keepends=True) if not line.startswith("#")).lstrip("\n")
+    assert body == imported.read_text(encoding="utf-8"), "re-import the example: see specs/datasette/zoo.fsm's header"
+
+
+def test_the_draft_is_enumerated_and_replayed_offline(imported: Path, work: tuple[Path, Tripwire],
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     root, tripwire = work
+    monkeypatch.chdir(root)  # the output names its spec relative to here: this project's, not the repository's
     out, data = root / "out" / "zoo", root / "data" / "zoo"
     assert main(["enumerate", str(imported), "-o", str(out), "--max-depth", "3"]) == 0
     assert main(["replay", str(out), "-o", str(data)]) == 0
@@ -76,8 +87,10 @@ def test_the_draft_is_enumerated_and_replayed_offline(imported: Path, work: tupl
 
 
 def test_an_environment_on_the_capture_rewards_the_task_by_the_extracted_state(imported: Path,
-                                                                             work: tuple[Path, Tripwire]) -> None:
+                                                                             work: tuple[Path, Tripwire],
+                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     root, tripwire = work
+    monkeypatch.chdir(root)
     out = root / "out" / "env"
     assert main(["enumerate", str(imported), "-o", str(out), "--max-depth", "3"]) == 0
 
@@ -100,15 +113,17 @@ def test_an_environment_on_the_capture_rewards_the_task_by_the_extracted_state(i
 
 
 def test_an_extractor_that_matches_nothing_stops_replay_naming_it(imported: Path, work: tuple[Path, Tripwire],
-                                                                   tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+                                                                   tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     root, _ = work
+    monkeypatch.chdir(tmp_path)
     shutil.copytree(root / "captures" / "zoo", tmp_path / "captures" / "zoo")
-    (tmp_path / "specs").mkdir()
-    shutil.copy(imported, tmp_path / "specs" / "zoo.fsm")
+    (tmp_path / "specs" / "datasette").mkdir(parents=True)
+    shutil.copy(imported, tmp_path / "specs" / "datasette" / "zoo.fsm")
     extract = tmp_path / "captures" / "zoo" / "extract.toml"
     text = extract.read_text(encoding="utf-8")
     extract.write_text(text.replace('zoo_animals_item_id = "url:path/2"', 'zoo_animals_item_id = "text:#no-such-id"'))
-    assert main(["enumerate", str(tmp_path / "specs" / "zoo.fsm"), "-o", str(tmp_path / "out"), "--max-depth", "2"]) == 0
+    assert main(["enumerate", str(tmp_path / "specs" / "datasette" / "zoo.fsm"), "-o", str(tmp_path / "out"), "--max-depth", "2"]) == 0
     capsys.readouterr()
     assert main(["replay", str(tmp_path / "out"), "-o", str(tmp_path / "data")]) == 1
     err = capsys.readouterr().err
@@ -119,13 +134,13 @@ def test_an_extractor_that_matches_nothing_stops_replay_naming_it(imported: Path
 def test_extractors_that_do_not_fit_the_spec_are_reported_by_check(imported: Path, work: tuple[Path, Tripwire],
                                                                    tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     shutil.copytree(work[0] / "captures" / "zoo", tmp_path / "captures" / "zoo")
-    (tmp_path / "specs").mkdir()
-    shutil.copy(imported, tmp_path / "specs" / "zoo.fsm")
+    (tmp_path / "specs" / "datasette").mkdir(parents=True)
+    shutil.copy(imported, tmp_path / "specs" / "datasette" / "zoo.fsm")
     extract = tmp_path / "captures" / "zoo" / "extract.toml"
     text = extract.read_text(encoding="utf-8").replace('zoo = "^/zoo$"\n', "")
     extract.write_text(text.replace('"url:path/2"', '"xpath://h1"'))
     capsys.readouterr()
-    assert main(["check", str(tmp_path / "specs" / "zoo.fsm")]) == 1
+    assert main(["check", str(tmp_path / "specs" / "datasette" / "zoo.fsm")]) == 1
     captured = capsys.readouterr()
     out = captured.out + captured.err
     assert "error[E604]" in out and "`pages` gives no location pattern for zoo" in out

@@ -159,6 +159,11 @@ def test_a_missing_or_damaged_capture_writes_nothing(work: tuple[Path, Tripwire]
     assert main(["import", str(damaged), "-o", str(spec)]) == 2
     err = capsys.readouterr().err
     assert "manifest.json: not a capture manifest" in err and "Traceback" not in err
+    shutil.copy(work[0] / "captures" / "zoo" / "manifest.json", damaged / "manifest.json")
+    (damaged / "capture.warc.gz").write_bytes(b"not a warc")
+    assert main(["import", str(damaged), "-o", str(spec)]) == 2
+    err = capsys.readouterr().err
+    assert "capture.warc.gz" in err and "Traceback" not in err
     assert not spec.exists() and not (damaged / "extract.toml").exists()
 
 

@@ -8,7 +8,8 @@ pinned (`fsmc.capture.pinning`), so the same actions give the same pixels. `Live
 episode over the live origin: what a capture is compared with. Selectors here are CSS selectors: a
 third-party site has no data-testid attributes.
 
-An episode's state is its location and title until a spec declares extractors for the site.
+An episode's state here is its location and title; a spec acted out on a capture reads its own state through
+the extractors it declares (`fsmc.backends.captured_spec`).
 """
 
 from __future__ import annotations

@@ -113,13 +113,14 @@ def _run(mode: str, folder: Path, args: list[str], sites: int) -> Run:
 
 def _tree(root: Path) -> str:
     """One digest of every file a run wrote (the stamps, with their timings, and the run's log left out)."""
+    files = []
+    for where, dirs, names in os.walk(root):  # not sorted(os.walk(...)): that walks the whole tree before pruning
+        dirs[:] = [d for d in dirs if d not in (".fsmc", "node_modules")]
+        files += [Path(where) / n for n in names if n != "run.log"]
     h = hashlib.sha256()
-    for where, dirs, names in sorted(os.walk(root)):
-        dirs[:] = sorted(d for d in dirs if d not in (".fsmc", "node_modules"))
-        for name in sorted(n for n in names if n != "run.log"):
-            path = Path(where) / name
-            if not path.is_symlink():
-                h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    for path in sorted(files):
+        if not path.is_symlink():
+            h.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return h.hexdigest()
 
 

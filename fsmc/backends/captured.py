@@ -162,6 +162,58 @@ class PageEpisode:
         await self.page.context.close()
 
 
+class FromStartEpisode:
+    """An episode of a backend that can be reset to its initial state alone (a capture, a cloned application): the
+    operations of `inner` (a PageEpisode), failures named with the page they happened on. A subclass says how to
+    go back to the start (`restart`), where that is (`home`), and how the state is read (`state`)."""
+
+    start_is = "its initial state"  # what the reset reaches, for the message when another state is asked for
+
+    def __init__(self, inner: PageEpisode):
+        self.inner = inner
+
+    @property
+    def page(self) -> Any:
+        """The Playwright page (the environments act on it with the mouse and keyboard)."""
+        return self.inner.page
+
+    async def restart(self) -> None:
+        """Whatever the backend puts back before its home page is loaded again."""
+
+    def home(self) -> str:
+        raise NotImplementedError
+
+    async def state(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    async def reset(self, state: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Back to the start, cookies forgotten, the home page loaded; only the initial state can be asked for."""
+        await self.restart()
+        await self.inner.page.context.clear_cookies()
+        await self.inner.goto(self.home())
+        shown = await self.state()
+        if state is not None and dict(state) != shown:
+            raise EpisodeFailure("navigation_failed", f"this backend is reset to {self.start_is} alone, which is "
+                                 f"{shown}, not {dict(state)}")
+        return shown
+
+    async def perform(self, op: Op, capture: Capture = Capture.EVERY) -> list[Step]:
+        """The operation on the page; a failure names the page it happened on."""
+        try:
+            return await self.inner.perform(op, capture)
+        except EpisodeFailure as failure:
+            raise EpisodeFailure(failure.reason, f"{failure.detail}, on {self.inner.actor.location()}") from None
+
+    async def settle(self) -> None:
+        await self.inner.settle()
+
+    async def screenshot(self) -> bytes:
+        return await self.inner.screenshot()
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
 class _BrowserSite(Backend):
     """What the captured and the live site share: one Chromium (own or shared), a pinned context per episode."""
 

@@ -10,14 +10,13 @@ An extractor that matches no element, or several, stops the run naming the varia
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from fsmc import ir
-from fsmc.backends.captured import CapturedSite, PageEpisode
+from fsmc.backends.captured import CapturedSite, FromStartEpisode, PageEpisode
 from fsmc.backends.extractors import EXTRACT_FILE, Extractors, convert, from_location, read_extractors
-from fsmc.backends.protocol import JPEG, Backend, BackendError, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
+from fsmc.backends.protocol import JPEG, Backend, BackendError, EpisodeFailure, Hasher, ImageFormat
 from fsmc.browser import Chromium
 from fsmc.capture.routes import OfflineRoutes
 
@@ -29,36 +28,22 @@ ELEMENT_JS = """(sel) => {
 }"""
 
 
-class CapturedSpecEpisode:
+class CapturedSpecEpisode(FromStartEpisode):
     """One page of the capture, its state read through the extractors."""
 
+    start_is = "the capture's start page"
+
     def __init__(self, owner: CapturedSpec, inner: PageEpisode):
-        self.owner, self.inner = owner, inner
+        super().__init__(inner)
+        self.owner = owner
 
-    @property
-    def page(self) -> Any:
-        return self.inner.page
-
-    async def reset(self, state: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The capture's start page, as first served, with no cookies; only the initial state can be asked for."""
+    async def restart(self) -> None:
+        """The capture's start page as first served: the archive's responses from their beginning."""
         if isinstance(self.inner.routes, OfflineRoutes):
             self.inner.routes.restart()
-        await self.inner.page.context.clear_cookies()
-        await self.inner.goto(self.inner.start)
-        shown = await self.state()
-        if state is not None and dict(state) != shown:
-            raise EpisodeFailure("navigation_failed", "a capture is reset to its start page alone, which shows "
-                                 f"{shown}, not {dict(state)}")
-        return shown
 
-    async def perform(self, op: Op, capture: Capture = Capture.EVERY) -> list[Step]:
-        try:
-            return await self.inner.perform(op, capture)
-        except EpisodeFailure as failure:
-            raise EpisodeFailure(failure.reason, f"{failure.detail}, on {self.inner.actor.location()}") from None
-
-    async def settle(self) -> None:
-        await self.inner.settle()
+    def home(self) -> str:
+        return self.inner.start
 
     async def _element(self, var: str, extractor: str, page: str, location: str) -> str | None:
         kind, _, selector = extractor.partition(":")
@@ -89,13 +74,6 @@ class CapturedSpecEpisode:
                    else await self._element(var, extractor, page, location))
             values[var] = convert(raw, self.owner.types[var])
         return {"page": page, "vars": values}
-
-    async def screenshot(self) -> bytes:
-        return await self.inner.screenshot()
-
-    async def close(self) -> None:
-        await self.inner.close()
-
 
 class CapturedSpec(Backend):
     """The capture `folder` served offline for the spec `spec`, whose state its `extract.toml` reads."""

@@ -35,8 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from fsmc import ir
-from fsmc.backends.captured import LiveSite, PageEpisode
-from fsmc.backends.protocol import JPEG, Backend, BackendError, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
+from fsmc.backends.captured import FromStartEpisode, LiveSite, PageEpisode
+from fsmc.backends.protocol import JPEG, Backend, BackendError, EpisodeFailure, Hasher, ImageFormat
 from fsmc.backends.sidecar import Sidecar, read_sidecar
 from fsmc.browser import Chromium
 
@@ -74,47 +74,25 @@ def _convert(name: str, value: Any, t: ir.Type) -> Any:
     return value
 
 
-class AppEpisode:
+class AppEpisode(FromStartEpisode):
     """One page of the application in a context of its own."""
 
+    start_is = "its initial state (its database snapshot)"
+
     def __init__(self, app: ClonedApp, inner: PageEpisode):
-        self.app, self.inner = app, inner
+        super().__init__(inner)
+        self.app = app
 
-    @property
-    def page(self) -> Any:
-        """The Playwright page (the environments act on it with the mouse and keyboard)."""
-        return self.inner.page
-
-    async def reset(self, state: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The database restored, the cookies forgotten, `home` loaded; only the initial state can be asked for."""
+    async def restart(self) -> None:
+        """The database restored from its snapshot."""
         await asyncio.to_thread(self.app.restore)
-        await self.inner.page.context.clear_cookies()
-        await self.inner.goto(self.app.home)
-        shown = await self.state()
-        if state is not None and dict(state) != shown:
-            raise EpisodeFailure("navigation_failed", "a cloned application is reset to its initial state alone "
-                                 f"(its database snapshot), which is {shown}, not {dict(state)}")
-        return shown
 
-    async def perform(self, op: Op, capture: Capture = Capture.EVERY) -> list[Step]:
-        """The operation on the application's page; a failure names the page it happened on."""
-        try:
-            return await self.inner.perform(op, capture)
-        except EpisodeFailure as failure:
-            raise EpisodeFailure(failure.reason, f"{failure.detail}, on {self.inner.actor.location()}") from None
-
-    async def settle(self) -> None:
-        await self.inner.settle()
+    def home(self) -> str:
+        return self.app.home
 
     async def state(self) -> dict[str, Any]:
         await self.inner.arrive(ARRIVE_S)
         return await asyncio.to_thread(self.app.read_state, self.inner.actor.location().split("?")[0].split("#")[0])
-
-    async def screenshot(self) -> bytes:
-        return await self.inner.screenshot()
-
-    async def close(self) -> None:
-        await self.inner.close()
 
 
 class ClonedApp(Backend):

@@ -18,8 +18,11 @@ Layers: every test file belongs to one or more layers, given as markers below (L
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import shutil
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -199,3 +202,14 @@ def shop_replayed(shop_sample: Path, shop_site: Path, tmp_path_factory: pytest.T
     data = tmp_path_factory.mktemp("replayed") / "data"
     replay(shop_sample, shop_site, data, workers=2)
     return data
+
+
+def load_random_spec() -> Callable[[int], str]:
+    """tests/test_native.py's generator of random specs, for the differential tests of the other engines."""
+    spec = importlib.util.spec_from_file_location("test_native_specs", Path(__file__).parent / "test_native.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    fn: Callable[[int], str] = module.random_spec
+    return fn

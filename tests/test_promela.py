@@ -7,11 +7,11 @@ import re
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from conftest import load_random_spec
 
 from fsmc import Compilation, Machine, load_text
 from fsmc.engines.native import LoweringError
@@ -97,15 +97,6 @@ def test_too_large_set_gives_a_clear_error() -> None:
     with pytest.raises(LoweringError, match=r"set 'seen' has 40 possible elements"):
         to_promela(Machine(load_text(text, "big.fsm")))
 
-
-def load_random_spec() -> Callable[[int], str]:
-    spec = importlib.util.spec_from_file_location("test_native_specs", ROOT / "tests" / "test_native.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    fn: Callable[[int], str] = module.random_spec
-    return fn
 
 
 @pytest.mark.parametrize("seed", [1014, 1044, 7, 99, 12345])  # 1014, 1044: a variable only carried onto itself

@@ -9,16 +9,15 @@ fsmc/properties/decide.py over the explicit state space; a counterexample is a t
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import random
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import load_random_spec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -259,15 +258,6 @@ LEADS_TO_MINI = [
 ]
 
 
-def _load_random_spec() -> Callable[[int], str]:
-    spec = importlib.util.spec_from_file_location("test_native_specs", ROOT / "tests" / "test_native.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    fn: Callable[[int], str] = module.random_spec
-    return fn
-
 
 RANDOM_CONDITIONS = ["f", "not f", "len(s) == 2", "sum(m) > 2", "page == p0 and k == 2", "page == p1",
                      "page == p0 and len(v) > 0", "page != p0 or c == none", "x in s"]
@@ -275,7 +265,7 @@ RANDOM_CONDITIONS = ["f", "not f", "len(s) == 2", "sum(m) > 2", "page == p0 and 
 
 def _random_leads_to(seed: int) -> str:
     rng = random.Random(seed)
-    text = _load_random_spec()(seed)
+    text = load_random_spec()(seed)
     conditions = [c.replace("x in s", '"x" in s') for c in RANDOM_CONDITIONS if "p1" not in c or "page p1" in text]
     return text + "\n" + "\n".join(f"always {rng.choice(conditions)} eventually {rng.choice(conditions)}"
                                    for _ in range(4)) + "\n"

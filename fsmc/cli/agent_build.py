@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, fail, positive
-from fsmc.cli.models import add_model_arguments, model_client
+from fsmc.cli.models import add_model_arguments, model_client, print_totals
 
 if TYPE_CHECKING:  # the model layer and the agent are loaded only when --agent is given
     from fsmc.agent import Turn
@@ -52,7 +52,7 @@ def run_agent(args: argparse.Namespace, compilation: Compilation, site_dir: Path
               client: Client | None = None) -> int:
     """Run the agent on the built project at `site_dir`: 0 when it said done, 1 when its budget ran out or a model
     call failed, 2 for settings that cannot work; dist/ is a passing build whatever happens."""
-    from fsmc.agent import DEFAULT_BRIEF, AgentError, Options, build_with_agent
+    from fsmc.agent import DEFAULT_BRIEF, TRANSCRIPT, AgentError, Options, build_with_agent
     from fsmc.browser import BrowserMissing
     from fsmc.diagnostics import SpecError
     from fsmc.llm import LLMError
@@ -70,12 +70,12 @@ def run_agent(args: argparse.Namespace, compilation: Compilation, site_dir: Path
     try:
         outcome = build_with_agent(client, machine, root, options, on_turn=_print_turn)
     except LLMError as err:
-        _print_totals(client, root)
+        print_totals(client, root / TRANSCRIPT)
         raise fail(f"{COMMAND}: error: {err.message}; {dist} is the last good build", err.code) from None
     except (AgentError, BrowserMissing) as err:
-        _print_totals(client, root)
+        print_totals(client, root / TRANSCRIPT)
         raise fail(f"{COMMAND}: error: {err}; {dist} is as `fsmc build` left it") from None
-    _print_totals(client, root)
+    print_totals(client, root / TRANSCRIPT)
     kept = f"{outcome.edits} edit{'s' * (outcome.edits != 1)} kept"
     if not outcome.done:
         raise fail(f"{COMMAND}: stopped: {outcome.stopped}; {dist} is the last good build ({kept}); raise "
@@ -88,16 +88,6 @@ def _print_turn(t: Turn) -> None:
     what = f"{t.action['tool']} {t.action['path'] or t.action['page']}".strip() if t.action else "no action"
     said = t.result.splitlines()[0] if t.result else ""
     print(f"turn {t.number} ({what}): {said[:200]}", file=sys.stderr)
-
-
-def _print_totals(client: Client, root: Path) -> None:
-    from fsmc.agent import TRANSCRIPT
-
-    t = client.ledger.totals()
-    cost = "cost unknown (no price for this model: --prices)" if t["cost_usd"] is None else f"${t['cost_usd']:.4f}"
-    print(f"model calls: {t['calls']} made, {t['cached']} from the cache, {t['failed']} failed; "
-          f"{t['tokens_in']:,} tokens in, {t['tokens_out']:,} out; {cost}; transcript: {root / TRANSCRIPT}; "
-          f"ledger: {client.ledger.path}", file=sys.stderr)
 
 
 __all__ = ["add_agent_arguments", "agent_client", "run_agent"]

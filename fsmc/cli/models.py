@@ -4,6 +4,7 @@ and the client they ask for."""
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,3 +44,12 @@ def model_client(args: argparse.Namespace, ledger: Path, command: str) -> Client
         return open_client(settings)
     except LLMError as err:
         raise fail(f"{command}: error: {err.message}", err.code) from None
+
+
+def print_totals(client: Client, transcript: Path) -> None:
+    """One line on stderr: the run's model calls, tokens and cost from the ledger, and where the records are."""
+    t = client.ledger.totals()
+    cost = "cost unknown (no price for this model: --prices)" if t["cost_usd"] is None else f"${t['cost_usd']:.4f}"
+    print(f"model calls: {t['calls']} made, {t['cached']} from the cache, {t['failed']} failed; "
+          f"{t['tokens_in']:,} tokens in, {t['tokens_out']:,} out; {cost}; transcript: {transcript}; "
+          f"ledger: {client.ledger.path}", file=sys.stderr)

@@ -10,10 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, Exit, fail, positive
-from fsmc.cli.models import add_model_arguments, model_client
+from fsmc.cli.models import add_model_arguments, model_client, print_totals
 
 if TYPE_CHECKING:  # the model layer is loaded only when the command runs
-    from fsmc.llm import Client
     from fsmc.propose import Budget, Outcome, Round
 
 NAME = "propose"
@@ -62,9 +61,9 @@ def run(args: argparse.Namespace) -> int:
                           allow_warnings=args.allow_warnings, max_tokens=args.max_tokens, on_round=report)
     except LLMError as err:
         transcript.stop(err.message)
-        _print_totals(client, transcript.path)
+        print_totals(client, transcript.path)
         raise fail(f"fsmc propose: error: {err.message}; {out} not written", err.code) from None
-    _print_totals(client, transcript.path)
+    print_totals(client, transcript.path)
     return _write(outcome, out, args.to, len(outcome.rounds))
 
 
@@ -93,13 +92,6 @@ def _print_round(r: Round) -> None:
     said = r.verdict.summary() if r.verdict is not None else f"no spec: {r.error}"
     print(f"round {r.number} ({r.kind}): {said}", file=sys.stderr)
 
-
-def _print_totals(client: Client, transcript: Path) -> None:
-    t = client.ledger.totals()
-    cost = "cost unknown (no price for this model: --prices)" if t["cost_usd"] is None else f"${t['cost_usd']:.4f}"
-    print(f"model calls: {t['calls']} made, {t['cached']} from the cache, {t['failed']} failed; "
-          f"{t['tokens_in']:,} tokens in, {t['tokens_out']:,} out; {cost}; transcript: {transcript}; "
-          f"ledger: {client.ledger.path}", file=sys.stderr)
 
 
 def _write(outcome: Outcome, out: Path, to: str, rounds: int) -> int:

@@ -105,20 +105,32 @@ class Actor:
         self.pristine = True
         return result
 
+    visible_js, locate_js = VISIBLE_JS, LOCATE_JS  # how an element is found: by data-testid here
+
+    def what(self, testid: str | None) -> str:
+        """How an element is named in a failure."""
+        return f"data-testid={testid!r}"
+
+    def not_one(self, testid: str | None, count: int) -> str:
+        """The failure when `count` elements, not one, answer to `testid`."""
+        return f"no element with {self.what(testid)}" if count == 0 else f"{count} elements with {self.what(testid)}"
+
+    async def _find(self, testid: str | None) -> dict[str, Any]:
+        info: dict[str, Any] = await self.page.evaluate(self.locate_js, testid or "")
+        return info
+
     async def visible(self, testid: str | None) -> bool:
-        return bool(testid) and bool(await self.page.evaluate(VISIBLE_JS, testid))
+        return bool(testid) and bool(await self.page.evaluate(self.visible_js, testid))
 
     async def locate(self, testid: str | None) -> tuple[Box, dict[str, Any]]:
         """The element's box, scrolled into view if it was not; fails if absent, ambiguous, hidden or covered."""
-        info = await self.page.evaluate(LOCATE_JS, testid or "")
-        if info["count"] == 0:
-            raise EpisodeFailure("element_missing", f"no element with data-testid={testid!r}")
-        if info["count"] > 1:
-            raise EpisodeFailure("element_missing", f"{info['count']} elements with data-testid={testid!r}")
+        info = await self._find(testid)
+        if info["count"] != 1:
+            raise EpisodeFailure("element_missing", self.not_one(testid, info["count"]))
         if not info["shown"]:
-            raise EpisodeFailure("not_visible", f"data-testid={testid!r} is not displayed")
+            raise EpisodeFailure("not_visible", f"{self.what(testid)} is not displayed")
         if not info["hit"]:
-            raise EpisodeFailure("not_visible", f"data-testid={testid!r} is covered by another element")
+            raise EpisodeFailure("not_visible", f"{self.what(testid)} is covered by another element")
         if info["scrolled"]:
             self.pristine = False
         return Box(info["x"], info["y"], info["w"], info["h"]), info

@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from fsmc.backends.actor import LOCATE_JS, VISIBLE_JS, Actor
-from fsmc.backends.protocol import JPEG, Backend, Box, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
+from fsmc.backends.protocol import JPEG, Backend, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
 from fsmc.browser import Chromium
 from fsmc.capture.folder import CaptureFolder
 from fsmc.capture.pinning import LEAVING_JS, STILL_JS, pinned_page
@@ -40,25 +40,19 @@ STATE_JS = "() => ({url: location.pathname + location.search, title: document.ti
 class SelectorActor(Actor):
     """The actor's operations with CSS selectors in place of data-testid values."""
 
-    async def visible(self, testid: str | None) -> bool:
-        return bool(testid) and bool(await self.page.evaluate(CSS_VISIBLE_JS, testid))
+    visible_js, locate_js = CSS_VISIBLE_JS, CSS_LOCATE_JS
 
-    async def locate(self, testid: str | None) -> tuple[Box, dict[str, Any]]:
-        """As the actor's, for a CSS selector: fails if it matches nothing or several, or a hidden or covered one."""
-        what = f"selector {testid!r}"
+    def what(self, testid: str | None) -> str:
+        return f"selector {testid!r}"
+
+    def not_one(self, testid: str | None, count: int) -> str:
+        return f"{count} elements match {self.what(testid)} (one is needed)"
+
+    async def _find(self, testid: str | None) -> dict[str, Any]:
         try:
-            info = await self.page.evaluate(CSS_LOCATE_JS, testid or "")
+            return await super()._find(testid)
         except Exception as err:  # Playwright's own Error: not a valid CSS selector
-            raise EpisodeFailure("element_missing", f"{what}: {str(err).splitlines()[0]}") from None
-        if info["count"] != 1:
-            raise EpisodeFailure("element_missing", f"{info['count']} elements match {what} (one is needed)")
-        if not info["shown"]:
-            raise EpisodeFailure("not_visible", f"{what} is not displayed")
-        if not info["hit"]:
-            raise EpisodeFailure("not_visible", f"{what} is covered by another element")
-        if info["scrolled"]:
-            self.pristine = False
-        return Box(info["x"], info["y"], info["w"], info["h"]), info
+            raise EpisodeFailure("element_missing", f"{self.what(testid)}: {str(err).splitlines()[0]}") from None
 
     async def _op_press(self, op: Op) -> list[Step]:
         box, info = await self.locate(op.selector)

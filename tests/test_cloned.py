@@ -5,6 +5,8 @@ start the Django project under specs/apps/todo, where its database lives and how
 SQL query per variable). The tests start it for real, reset it (a row written, then gone), replay every
 enumerated trajectory against it, and give it the bad inputs a user would: a state query that reads the
 wrong value, an application that does not start, an adapter that raises, a selector that matches nothing.
+The live environments run over it too: rewarded by the database, a task's start reached by acting out moves,
+cheats undone by resetting and acting the accepted moves out again, one environment at a time.
 """
 
 from __future__ import annotations
@@ -16,13 +18,20 @@ import sqlite3
 import statistics
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fsmc import Compilation
 from fsmc.backends import BackendError, ClonedApp, EpisodeFailure, Op
+from fsmc.cli import main
 from fsmc.enumerate import Options, enumerate_spec
+from fsmc.env import AsyncFsmcEnv, EnvPool, Site, Task
+from fsmc.env.oracle import oracle_for
+from fsmc.env.pool import TooManyEpisodes
+from fsmc.env.server import error_response
 from fsmc.formats import load
 from fsmc.replay import Replayer, replay
 from fsmc.replay.inputs import read_trajectories
@@ -129,3 +138,148 @@ def test_an_adapter_that_raises_stops_the_run(out: Path, tmp_path: Path) -> None
     with Journal(tmp_path / "data", "test") as journal, pytest.raises(BackendError) as err:
         asyncio.run(replayer.run(list(read_trajectories(out, 1)), journal))
     assert "broken_adapter:state" in str(err.value) and "ValueError: no table todo_item" in str(err.value)
+
+
+# ---------------------------------------------------------------- the live environments over the application
+NOWHERE = {"action": "click", "coordinate": [2, 715]}
+LOGGED_IN_TODOS = {"page": "todos", "vars": {"logged_in": True, "milk": False, "milk_done": False}}
+
+
+@pytest.fixture(scope="module")
+def pool(out: Path) -> Iterator[tuple[EnvPool, asyncio.AbstractEventLoop]]:
+    loop = asyncio.new_event_loop()
+    p = EnvPool([Site.declared(out)], n=1)
+    loop.run_until_complete(p.start())
+    yield p, loop
+    loop.run_until_complete(p.close())
+    loop.close()
+
+
+def shortest(out: Path, task: str) -> dict[str, Any]:
+    rows = [json.loads(line) for line in (out / "trajectories.jsonl").read_text(encoding="utf-8").splitlines()]
+    found: dict[str, Any] = next(r for r in rows if r["task_id"] == task and r["label"] == "shortest")
+    return found
+
+
+async def play(env: AsyncFsmcEnv, trajectory: dict[str, Any], moves: slice = slice(None)) -> list[Any]:
+    """The trajectory's moves acted out by the oracle with pixel actions; every step's result."""
+    oracle, results = oracle_for({**trajectory, "moves": trajectory["moves"][moves]}, env.episode), []
+    while (action := await oracle.act(env.page)) is not None:
+        results.append(await env.step(action))
+        assert "restored" not in results[-1].info, results[-1].info
+    return results
+
+
+def rows(pool: EnvPool, title: str) -> int:
+    app = pool.backends["todo"]
+    assert isinstance(app, ClonedApp)
+    with sqlite3.connect(app.database) as db:
+        count: int = db.execute("select count(*) from todos_todo where title = ?", (title,)).fetchone()[0]
+    return count
+
+
+@pytest.mark.parametrize("task", ["milk_done", "log_out"])
+def test_the_oracle_is_rewarded_by_the_database(pool: Any, out: Path, task: str) -> None:
+    p, loop = pool
+    env = p.envs[0]
+
+    async def go() -> tuple[dict[str, Any], list[Any], dict[str, Any]]:
+        _, info = await env.reset(options={"task": task})
+        results = await play(env, shortest(out, task))
+        return info, results, await env.episode.state()
+
+    info, results, shown = loop.run_until_complete(go())
+    assert info["state"]["page"] == "login" and results[0].reward == 0.0
+    last = results[-1]
+    assert (last.reward, last.terminated, last.info["success"]) == (1.0, True, True), last.info
+    assert [r.info["move"]["action"] for r in results if r.info["move"]] == [m["action"] for m in shortest(out, task)["moves"]]
+    assert shown == last.info["state"] == env.state  # the database says what the semantics say
+    if task == "milk_done":
+        assert shown["vars"]["milk_done"] is True and rows(p, "buy milk") == 1
+
+
+def test_a_task_that_starts_elsewhere_is_reached_by_acting_out_its_moves(pool: Any, out: Path) -> None:
+    p, loop = pool
+    env = p.envs[0]
+    add = p.sites["todo"].tasks.get("add_milk")
+    p.sites["todo"].tasks.tasks["add_from_todos"] = Task("add_from_todos", add.instruction, add.goal, None,
+                                                         LOGGED_IN_TODOS)
+
+    async def go() -> tuple[dict[str, Any], str, dict[str, Any], list[Any]]:
+        _, info = await env.reset(options={"task": "add_from_todos"})
+        return info, env.page.url, await env.episode.state(), await play(env, shortest(out, "add_milk"), slice(2, None))
+
+    try:
+        info, url, shown, results = loop.run_until_complete(go())
+    finally:
+        del p.sites["todo"].tasks.tasks["add_from_todos"]
+    assert info["state"] == shown == LOGGED_IN_TODOS and url.endswith("/admin/todos/todo/")
+    assert [m.name for m in env._path] == ["login.log_in", "index.open_todos", "todos.add_todo", "add.save_milk"]
+    assert (results[-1].reward, results[-1].terminated) == (1.0, True)
+
+
+@pytest.mark.parametrize(("cheat", "accepted", "path"), [("url", 1, "/admin/"), ("database", 2, "/admin/todos/todo/")])
+def test_a_cheat_is_undone_by_acting_the_accepted_moves_out_again(pool: Any, out: Path, cheat: str, accepted: int,
+                                                                  path: str) -> None:
+    p, loop = pool
+    env = p.envs[0]
+
+    async def go() -> tuple[dict[str, Any], Any]:
+        await env.reset(options={"task": "add_milk"})
+        await play(env, shortest(out, "add_milk"), slice(0, accepted))
+        before = env.state
+        if cheat == "url":  # a URL typed into the address bar: the add form, two moves away from the index
+            await env.page.goto(env.page.url.split("/admin/")[0] + "/admin/todos/todo/add/")
+        else:  # the goal written into the database behind the environment's back
+            with sqlite3.connect(p.backends["todo"].database) as db:
+                db.execute("insert into todos_todo (title, done) values ('buy milk', 0)")
+        return before, await env.step(NOWHERE)
+
+    before, result = loop.run_until_complete(go())
+    assert before["page"] == ("index" if accepted == 1 else "todos") and before["vars"]["logged_in"]
+    assert "restored" in result.info and result.info["move"] is None
+    assert (result.reward, result.terminated) == (0.0, False)
+    assert result.info["state"] == env.state == before
+    assert loop.run_until_complete(env.episode.state()) == before  # the application was put back
+    assert env.page.url.endswith(path) and rows(p, "buy milk") == 0
+    assert len(env._path) == accepted  # the moves accepted so far, acted out again
+
+
+def test_a_page_that_cannot_be_put_back_is_a_clear_failure(pool: Any, out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    p, loop = pool
+    env, app = p.envs[0], p.backends["todo"]
+
+    async def go() -> None:
+        await env.reset(options={"task": "add_milk"})
+        await play(env, shortest(out, "add_milk"), slice(0, 1))
+        monkeypatch.setattr(app, "restore", lambda: None)  # the reset no longer restores the database
+        with sqlite3.connect(app.database) as db:
+            db.execute("insert into todos_todo (title, done) values ('buy milk', 0)")
+        await env.step(NOWHERE)
+
+    with pytest.raises(EpisodeFailure) as failed:
+        loop.run_until_complete(go())
+    assert failed.value.reason == "state_diverged"
+    assert "could not be put back" in failed.value.detail and "milk = true (expected false)" in failed.value.detail
+
+
+def test_one_environment_at_a_time_and_closing_closes_its_context(pool: Any) -> None:
+    p, loop = pool
+    env = p.envs[0]
+    with pytest.raises(TooManyEpisodes, match="runs 1 environment at a time .*ClonedApp.*1 open, 1 more asked for"):
+        loop.run_until_complete(p.open())
+    assert error_response(TooManyEpisodes("busy")).status_code == 409  # fsmc serve-env: 409 site_busy
+    assert p.contexts() == 1
+    loop.run_until_complete(env.close())
+    assert env.page.is_closed() and p.contexts() == 0
+    p.envs[0] = loop.run_until_complete(p.open())  # the one environment closed: another may open
+    assert p.contexts() == 1
+    with pytest.raises(TooManyEpisodes, match="0 open, 2 more asked for"):
+        loop.run_until_complete(EnvPool([p.sites["todo"]], n=2).start())
+
+
+def test_eval_with_the_oracle_scores_every_task(out: Path, tmp_path: Path) -> None:
+    assert main(["eval", "--site", "todo", "--tasks-from", str(out), "--policy", "oracle", "--tasks", "add_milk",
+                 "log_out", "-o", str(tmp_path / "eval")]) == 0  # four environments asked for: one episode at a time
+    results = json.loads((tmp_path / "eval" / "results.json").read_text(encoding="utf-8"))
+    assert (results["episodes"], results["success_rate"]) == (2, 1.0), results

@@ -11,6 +11,7 @@ from fsmc.backends.protocol import (
     JPEG,
     PNG,
     REASONS,
+    AgentPaced,
     Backend,
     BackendError,
     Box,
@@ -23,6 +24,6 @@ from fsmc.backends.protocol import (
 )
 from fsmc.backends.site import GeneratedSite, SiteEpisode
 
-__all__ = ["IMAGE_FORMATS", "JPEG", "PNG", "REASONS", "SETTLE_MS", "Actor", "AppEpisode", "Backend", "BackendError", "Box",
+__all__ = ["IMAGE_FORMATS", "JPEG", "PNG", "REASONS", "SETTLE_MS", "Actor", "AgentPaced", "AppEpisode", "Backend", "BackendError", "Box",
            "Capture", "CapturedSite", "CapturedSpec", "CapturedSpecEpisode", "ClonedApp", "Episode", "EpisodeFailure", "GeneratedSite", "ImageFormat", "LiveSite",
            "Op", "PageEpisode", "SelectorActor", "SiteEpisode", "Step", "screenshot_states"]

@@ -93,14 +93,16 @@ class Actor:
         shot = await self._cdp.send("Page.captureScreenshot", self.params)
         return base64.b64decode(shot["data"])
 
-    async def settle(self, report: str | None = None) -> Any:
-        """Let the page come to rest after a move (or a jump): time passes, the mouse leaves the page.
+    async def settle(self, report: str | None = None, *, mouse_leaves: bool = True) -> Any:
+        """Let the page come to rest after a move (or a jump): time passes, the mouse leaves the page (unless
+        `mouse_leaves` is false: after an agent's own action, whose hover must last).
 
         `report`: a JS function whose result is returned, called once the images are in (one round trip for both).
         """
         if self.fake_time:
             await self.page.clock.run_for(SETTLE_MS)
-        await self.page.mouse.move(0, 0)
+        if mouse_leaves:
+            await self.page.mouse.move(0, 0)
         result = await self.page.evaluate(_settled(report))
         self.pristine = True
         return result

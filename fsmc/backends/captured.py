@@ -110,6 +110,19 @@ class PageEpisode:
 
     async def settle(self) -> None:
         """Wait for a page load the last operation started (a link, a form), then let the page come to rest."""
+        await self._come_to_rest(mouse_leaves=True)
+
+    def expect(self) -> None:
+        """An action is about to be done on the page outside `perform` (an agent's own click): the page loads it
+        starts are counted from here."""
+        self._loads_before = self._loads
+
+    async def rest(self) -> None:
+        """After an agent's own action: wait for the page load it started, if any, then let the page come to rest
+        with the mouse where the agent left it (a hover lasts)."""
+        await self._come_to_rest(mouse_leaves=False)
+
+    async def _come_to_rest(self, mouse_leaves: bool) -> None:
         loads = self._loads_before
         try:
             leaving = await self.page.evaluate(LEAVING_JS)
@@ -118,12 +131,12 @@ class PageEpisode:
         if leaving or self._loads != loads:
             await self._next_load(loads)
         try:
-            await self.actor.settle(STILL_JS)
+            await self.actor.settle(STILL_JS, mouse_leaves=mouse_leaves)
         except Exception as err:  # Playwright's own Error: a load began that nothing announced (a script's submit())
             if "destroyed" not in str(err):
                 raise
             await self.page.wait_for_load_state("load")
-            await self.actor.settle(STILL_JS)
+            await self.actor.settle(STILL_JS, mouse_leaves=mouse_leaves)
 
     async def _next_load(self, loads: int) -> None:
         while self._loads <= loads:
@@ -171,6 +184,10 @@ class FromStartEpisode:
         """The Playwright page (the environments act on it with the mouse and keyboard)."""
         return self.inner.page
 
+    @property
+    def actor(self) -> SelectorActor:
+        return self.inner.actor
+
     async def restart(self) -> None:
         """Whatever the backend puts back before its home page is loaded again."""
 
@@ -200,6 +217,12 @@ class FromStartEpisode:
 
     async def settle(self) -> None:
         await self.inner.settle()
+
+    def expect(self) -> None:
+        self.inner.expect()
+
+    async def rest(self) -> None:
+        await self.inner.rest()
 
     async def screenshot(self) -> bytes:
         return await self.inner.screenshot()

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import Any, Protocol, Self, runtime_checkable
 
 # Why an operation, a move or a trajectory failed; replay counts rejections by these.
 REASONS = ("element_missing", "not_visible", "state_diverged", "navigation_failed", "timeout")
@@ -150,6 +150,19 @@ class Episode(Protocol):
         ...
 
     async def close(self) -> None: ...
+
+
+@runtime_checkable
+class AgentPaced(Protocol):
+    """An episode whose page an agent may act on directly, outside `perform` (the environments' pixel actions), and
+    whose page may load because of it (a link, a form posted): `expect` is called before such an action, and `rest`
+    after it waits for the load it started and lets the page come to rest, the mouse where the agent left it. The
+    captured and cloned sites' episodes are; the generated site's pages never load, and the environments let them rest
+    themselves."""
+
+    def expect(self) -> None: ...
+
+    async def rest(self) -> None: ...
 
 
 class Backend(Protocol):

@@ -38,7 +38,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.formatter_class = argparse.RawDescriptionHelpFormatter
     p.add_argument("--site", required=True, action="append", help="the site's name (repeat for several sites)")
     p.add_argument("--sites", default="generated_sites", help="where the built sites are (default: generated_sites)")
-    p.add_argument("--dist", help="the built site's dist/ (one --site only; default SITES/<site>/dist)")
+    p.add_argument("--dist", help="the built site's dist/ (one --site only; default: the backend the spec declares, "
+                                  "if it declares one, else SITES/<site>/dist)")
     p.add_argument("--tasks-from", metavar="OUT", help="the `fsmc enumerate` output (one --site only; default out/<site>)")
     p.add_argument("--spec", help="the spec, where the enumerate output's manifest does not find it (one --site only)")
     p.add_argument("--policy", required=True, help="oracle, random, callable:MODULE:FUNCTION or openai")
@@ -54,7 +55,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="task ids (buy/p01), id prefixes (buy, view/search) or goal types (task, view); default all")
     p.add_argument("--episodes", type=int, help="draw this many episodes from the tasks with --seed (default: each once)")
     p.add_argument("--seed", type=int, default=0, help="seed of the draw and of each episode (default 0)")
-    p.add_argument("-n", "--envs", type=int, default=4, help="environments at once per site (default 4)")
+    p.add_argument("-n", "--envs", type=int, default=4,
+                   help="environments at once per site (default 4; a cloned application runs one)")
     p.add_argument("--max-steps", type=int, default=30, help="steps before an episode is cut off (default 30)")
     p.add_argument("--image-format", choices=("jpeg", "png"), default="jpeg", help="screenshots (default jpeg)")
     p.add_argument("-o", "--out", required=True, help="folder for the results (replaced as a whole)")
@@ -65,7 +67,7 @@ def _sites(args: argparse.Namespace) -> list[Any]:
 
     if len(args.site) > 1 and (args.dist or args.tasks_from or args.spec):
         raise ValueError("--dist, --tasks-from and --spec go with one --site only")
-    sites = [Site.load(args.dist or os.path.join(args.sites, name), args.tasks_from or os.path.join("out", name),
+    sites = [Site.find(args.tasks_from or os.path.join("out", name), args.dist, os.path.join(args.sites, name),
                        spec=args.spec, name=name) for name in args.site]
     for s in sites:
         if s.tasks.site != s.name:
@@ -99,12 +101,13 @@ def _progress(total: int) -> Callable[[dict[str, Any]], None]:
 
 
 def run(args: argparse.Namespace) -> int:
-    from fsmc.backends import IMAGE_FORMATS
+    from fsmc.backends import IMAGE_FORMATS, BackendError
     from fsmc.browser import BrowserMissing
     from fsmc.diagnostics import SpecError
     from fsmc.enumerate.verify import VerifyError
     from fsmc.env.tasks import UnknownTask
     from fsmc.eval import PolicyUnavailable, evaluate, make_policy, plan
+    from fsmc.replay.inputs import InputError
 
     _check_numbers(args)
     try:
@@ -122,9 +125,9 @@ def run(args: argparse.Namespace) -> int:
         results = asyncio.run(evaluate(sites, planned, make, args.out, n=args.envs, max_steps=args.max_steps,
                                        image=IMAGE_FORMATS[args.image_format], meta=meta,
                                        on_episode=_progress(len(planned))))
-    except FileExistsError as err:
+    except (FileExistsError, InputError) as err:
         raise fail(f"fsmc eval: {err}", EXIT_UNREADABLE) from None
-    except (PolicyUnavailable, BrowserMissing) as err:
+    except (PolicyUnavailable, BrowserMissing, BackendError) as err:
         raise fail(f"fsmc eval: {err} (nothing was written)", EXIT_ERRORS) from None
     _print_table(results)
     print(f"{args.out}: results.json, episodes.jsonl, gallery/index.html")

@@ -9,14 +9,15 @@ import sys
 from fsmc.cli.common import EXIT_ERRORS
 
 NAME = "serve-env"
-HELP = ("Serve built sites as live environments over HTTP: sessions per site and task, step, screenshot, close "
-        "(see docs/env.md).")
+HELP = ("Serve built sites (or the backend a spec declares) as live environments over HTTP: sessions per site and "
+        "task, step, screenshot, close (see docs/env.md).")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("outputs", nargs="+", metavar="OUT", help="`fsmc enumerate` output folders, one per site")
     p.add_argument("--sites", default="generated_sites", help="where the built sites are (default: generated_sites)")
-    p.add_argument("--dist", help="the built site's dist/ (with one OUT only)")
+    p.add_argument("--dist", help="the built site's dist/ (with one OUT only; default: the backend the spec declares, "
+                                  "if it declares one, else SITES/<site>/dist)")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1; others need a token)")
     p.add_argument("--port", type=int, default=8400)
     p.add_argument("--token", default=os.environ.get("FSMC_ENV_TOKEN"),
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         sites = []
         for out in args.outputs:
             name = TaskSet(out).site
-            sites.append(Site.load(args.dist or f"{args.sites}/{name}", out, name=name))
+            sites.append(Site.find(out, args.dist, f"{args.sites}/{name}", name=name))
     except (ValueError, FileNotFoundError, VerifyError, SpecError) as err:
         print(f"fsmc serve-env: {err}", file=sys.stderr)
         return EXIT_ERRORS

@@ -1,4 +1,4 @@
-"""Built sites as live environments: async-first episodes whose reward the semantics decide, a gymnasium API, a pool."""
+"""Built sites (and the captures and applications specs declare) as live environments: async-first episodes whose reward the semantics decide, a gymnasium API, a pool."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from typing import Any
 
 from fsmc.env.actions import Action, InvalidAction, OffScreen, parse
 from fsmc.env.core import AsyncFsmcEnv, EpisodeEnded, NotReset, Observation, StepResult
-from fsmc.env.pool import EnvPool, Site, UnknownSite
+from fsmc.env.pool import EnvPool, Site, TooManyEpisodes, UnknownSite
 from fsmc.env.tasks import Task, TaskSet, UnknownTask
 
 __all__ = ["Action", "AsyncFsmcEnv", "EnvPool", "EpisodeEnded", "InvalidAction", "NotReset", "Observation", "OffScreen",
-           "Site", "StepResult", "Task", "TaskSet", "UnknownSite", "UnknownTask", "env_id", "parse", "register_site"]
+           "Site", "StepResult", "Task", "TaskSet", "TooManyEpisodes", "UnknownSite", "UnknownTask", "env_id", "parse",
+           "register_site"]
 
 ENTRY_POINT = "fsmc.env.gym:FsmcEnv"
 SPECS = Path(__file__).resolve().parent.parent.parent / "specs"

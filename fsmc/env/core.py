@@ -4,6 +4,10 @@ The page is never trusted: after every action the state it reports must be the s
 move of the semantics away from it. Anything else (the harness called from the page, a reload, a typed
 URL, a page that left the site) is undone by putting the page back in the last state the semantics
 vouch for, and the step says so in `info["restored"]`. The reward is decided on that vouched-for state.
+
+A backend that cannot jump (`Backend.jumps` false: a cloned application, a capture) is put in a state by a reset
+to its start and the moves that lead there acted out with the spec's GUI procedures (`fsmc.env.reach`): a task's
+initial state by a shortest path, and the page put back by the moves the episode has accepted so far.
 """
 
 from __future__ import annotations
@@ -17,9 +21,10 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from fsmc.backends.protocol import Episode, EpisodeFailure
+from fsmc.backends.protocol import AgentPaced, Episode, EpisodeFailure
 from fsmc.env import pointer
 from fsmc.env.actions import HEIGHT, WIDTH, Action, parse
+from fsmc.env.reach import reach
 from fsmc.env.tasks import Task, TaskSet
 from fsmc.semantics import Move, State
 
@@ -76,22 +81,24 @@ class AsyncFsmcEnv:
 
     def __init__(self, episode: Episode, tasks: TaskSet, *, max_steps: int = DEFAULT_MAX_STEPS,
                  observe: tuple[str, ...] = ("screenshot",), fake_time: bool = True,
-                 views: dict[str, bytes] | None = None):
+                 views: dict[str, bytes] | None = None, jumps: bool = True):
         if unknown := set(observe) - set(OBSERVABLES):
             raise ValueError(f"unknown observation {sorted(unknown)}; choose from {OBSERVABLES}")
         self.episode, self.tasks, self.machine = episode, tasks, tasks.machine
-        self.max_steps, self.observe, self.fake_time = max_steps, observe, fake_time
+        self.max_steps, self.observe, self.fake_time, self.jumps = max_steps, observe, fake_time, jumps
         self.page: Any = getattr(episode, "page", None)
         self.task: Task | None = None
         self.steps = 0
         self.done = False
         self.closed = False
         self._state: State | None = None  # the last state the semantics vouch for
+        self._path: list[Move] = []  # the moves from the backend's start state to it (a backend that cannot jump)
         self._rng = random.Random()
         self._prepared = False
         self.last: Observation | None = None
         # The settled view of a state, by state: a page at rest is a function of its state alone (docs/replay.md),
-        # so a reset to a state seen before needs no screenshot. Shared by the environments of one site.
+        # so a reset to a state seen before needs no screenshot. Shared by the environments of one site. Not where
+        # the backend cannot jump: a real application's page may show more than the state (a message after a save).
         self.views = views if views is not None else {}
 
     @property
@@ -111,7 +118,8 @@ class AsyncFsmcEnv:
 
     async def reset(self, *, seed: int | None = None, options: Mapping[str, Any] | None = None,
                     ) -> tuple[Observation, dict[str, Any]]:
-        """Put the episode in the task's initial state through the harness (no page load); `options["task"]`: its id
+        """Put the episode in the task's initial state (the generated site: through its harness, no page load; a
+        backend that cannot jump: reset, then the moves that lead there acted out); `options["task"]`: its id
         (default: a task drawn with `seed`)."""
         task = self.pick(seed, options)
         self.task, self.steps, self.done = task, 0, False
@@ -119,9 +127,12 @@ class AsyncFsmcEnv:
         if self.page is not None and not self._prepared:
             await pointer.prepare(self.page)
             self._prepared = True
-        shown = await self.episode.reset(task.initial)
-        if shown != task.initial:
-            raise EpisodeFailure("state_diverged", f"the page did not take the initial state of {task.id}")
+        if self.jumps:
+            shown = await self.episode.reset(task.initial)
+            if shown != task.initial:
+                raise EpisodeFailure("state_diverged", f"the page did not take the initial state of {task.id}")
+        else:
+            self._path = await reach(self.episode, self.machine, self._state)
         self.last = await self.observation(settled=True)
         return self.last, {"task": task.id, "instruction": task.instruction, "retrieval": task.retrieval,
                            "state": task.initial, "step": 0, "max_steps": self.max_steps}
@@ -176,8 +187,13 @@ class AsyncFsmcEnv:
         await self._advance(info)
 
     async def _perform(self, act: Action) -> str | None:
+        if not isinstance(self.episode, AgentPaced):  # the generated site: its pages never load
+            note = await pointer.perform(self.page, act)
+            await pointer.rest(self.page, self.fake_time)
+            return note
+        self.episode.expect()
         note = await pointer.perform(self.page, act)
-        await pointer.rest(self.page, self.fake_time)
+        await self.episode.rest()  # the page load the action started (a link, a form), if any, finished
         return note
 
     async def _advance(self, info: dict[str, Any]) -> None:
@@ -199,6 +215,7 @@ class AsyncFsmcEnv:
             await self._restore(info, "the page's state is not one move of the semantics from the last state")
             return
         self._state = shown
+        self._path.append(move)
         info["move"] = move.to_json()
 
     def _explaining(self, shown: State) -> Move | None:
@@ -208,10 +225,20 @@ class AsyncFsmcEnv:
     async def _restore(self, info: dict[str, Any], why: str) -> None:
         info["move"] = None
         info["restored"] = why
-        await self.episode.reset(self.machine.to_json(self._state) if self._state is not None else None)
+        if self.jumps:
+            await self.episode.reset(self.machine.to_json(self._state) if self._state is not None else None)
+            return
+        assert self._state is not None
+        try:
+            await reach(self.episode, self.machine, self._state, self._path)
+        except EpisodeFailure as failure:
+            moves = f"{len(self._path)} move{'s' * (len(self._path) != 1)}"
+            raise EpisodeFailure(failure.reason, f"the page could not be put back in the state the semantics vouch "
+                                 f"for by a reset and the {moves} that reached it: {failure.detail}") from None
 
     async def observation(self, settled: bool = False) -> Observation:
         """The view now; `settled`: the page is at rest in the state (just reset), so a view seen before serves."""
+        settled = settled and self.jumps
         key = json.dumps(self.state, sort_keys=True) if settled else ""
         shot = self.views.get(key) if settled else None
         if shot is None:

@@ -1,4 +1,9 @@
-"""`EnvPool`: environments over one Chromium, each with a browser context of its own, for one site or several."""
+"""`EnvPool`: environments over one Chromium, each with a browser context of its own, for one site or several.
+
+A site is a built site (the generated one) or the backend its spec declares (a capture, a cloned application),
+run in the pool's Chromium. A backend that holds one database (`Backend.max_episodes`) serves that many
+environments at once: the pool refuses another (`TooManyEpisodes`) rather than let two episodes share the data.
+"""
 
 from __future__ import annotations
 
@@ -22,14 +27,20 @@ class UnknownSite(KeyError):
         return str(self.args[0])
 
 
+class TooManyEpisodes(RuntimeError):
+    """More environments asked for at once than the site's backend can run (a cloned application: one database)."""
+
+
 @dataclass
 class Site:
-    """A built site and the tasks of its enumerate output; or, with `backend`, what the spec declares to act on."""
+    """A built site and the tasks of its enumerate output; or, with `backend`, what to act on instead; or, with
+    `declares`, the backend the spec of that enumerate output declares (made in the pool's Chromium)."""
 
     name: str
     dist: Path | None
     tasks: TaskSet
     backend: Backend | None = None
+    declares: Path | None = None
 
     @classmethod
     def load(cls, dist: str | Path, out: str | Path, *, spec: str | Path | None = None, name: str | None = None) -> Site:
@@ -40,17 +51,31 @@ class Site:
         return cls(name or tasks.site, found, tasks)
 
     @classmethod
-    def declared(cls, out: str | Path, *, image: ImageFormat = JPEG, name: str | None = None) -> Site:
+    def declared(cls, out: str | Path, *, name: str | None = None) -> Site:
         """The backend OUT's spec declares (a capture, a cloned application) and the tasks of OUT."""
-        from fsmc.replay import declared_backend
-
         tasks = TaskSet(out)
-        return cls(name or tasks.site, None, tasks, declared_backend(Path(out), image))
+        if not tasks.machine.spec.backends:
+            raise ValueError(f"the spec of {out} declares no backend: name its built site")
+        return cls(name or tasks.site, None, tasks, declares=Path(out))
 
+    @classmethod
+    def find(cls, out: str | Path, dist: str | Path | None, default_dist: str | Path, *, spec: str | Path | None = None,
+             name: str | None = None) -> Site:
+        """The site the CLI means: the built site `dist` if named; else the backend OUT's spec declares, if it
+        declares one (as `fsmc replay` without --site); else the built site at `default_dist`."""
+        if dist is None and spec is None and (Path(out) / "manifest.json").is_file() and TaskSet(out).machine.spec.backends:
+            return cls.declared(out, name=name)
+        return cls.load(dist or default_dist, out, spec=spec, name=name)
 
-def _dist(site: Site) -> Path:
-    assert site.dist is not None, f"the site {site.name} has neither a built site nor a backend"
-    return site.dist
+    def make_backend(self, image: ImageFormat, chromium: Chromium) -> Backend:
+        if self.backend is not None:
+            return self.backend
+        if self.declares is not None:
+            from fsmc.replay import declared_backend
+
+            return declared_backend(self.declares, image, chromium)
+        assert self.dist is not None, f"the site {self.name} has neither a built site nor a backend"
+        return GeneratedSite(self.dist, image=image, chromium=chromium)
 
 
 class EnvPool:
@@ -63,8 +88,10 @@ class EnvPool:
         self.sites = {s.name: s for s in sites}
         self.n, self.env_options = n, env_options
         self.chromium = Chromium()
-        self.backends = {s.name: s.backend or GeneratedSite(_dist(s), image=image, chromium=self.chromium) for s in sites}
+        self.backends = {s.name: s.make_backend(image, self.chromium) for s in sites}
         self.envs: list[AsyncFsmcEnv] = []
+        self.opened: dict[str, list[AsyncFsmcEnv]] = {s.name: [] for s in sites}
+        self._opening = {s.name: 0 for s in sites}  # environments being opened now (their episodes not there yet)
         self.views: dict[str, dict[str, bytes]] = {s.name: {} for s in sites}
 
     @classmethod
@@ -79,17 +106,44 @@ class EnvPool:
             raise UnknownSite(f"no site {name!r}; this pool serves {', '.join(sorted(self.sites))}")
         return self.sites[name]
 
+    def limit(self, site: str | None = None) -> int | None:
+        """How many environments the site runs at once (None: any)."""
+        limit: int | None = getattr(self.backends[self.site(site).name], "max_episodes", None)
+        return limit
+
+    def _room(self, site: Site, wanted: int) -> None:
+        limit = self.limit(site.name)
+        live = self._opening[site.name] + sum(not env.closed for env in self.opened[site.name])
+        if limit is not None and live + wanted > limit:
+            backend = type(self.backends[site.name]).__name__
+            raise TooManyEpisodes(f"the site {site.name} runs {limit} environment{'s' * (limit != 1)} at a time (its "
+                                  f"backend, {backend}, keeps one copy of its data, which more episodes at once would "
+                                  f"corrupt): {live} open, {wanted} more asked for; close one first, or run the episodes one "
+                                  "after another")
+
     async def start(self) -> None:
+        if self.n:
+            self._room(self.site(None), self.n)
         await self.chromium.start()
         for backend in self.backends.values():
             await backend.start()
         self.envs = list(await asyncio.gather(*(self.open() for _ in range(self.n))))
 
     async def open(self, site: str | None = None, **options: Any) -> AsyncFsmcEnv:
-        """A new environment on `site` (the only one when the pool has one), in a browser context of its own."""
+        """A new environment on `site` (the only one when the pool has one), in a browser context of its own;
+        TooManyEpisodes where the site's backend runs no more at once."""
         s = self.site(site)
-        episode = await self.backends[s.name].open()
-        return AsyncFsmcEnv(episode, s.tasks, views=self.views[s.name], **(self.env_options | options))
+        self._room(s, 1)
+        backend = self.backends[s.name]
+        self._opening[s.name] += 1
+        try:
+            episode = await backend.open()
+        finally:
+            self._opening[s.name] -= 1
+        env = AsyncFsmcEnv(episode, s.tasks, views=self.views[s.name], jumps=getattr(backend, "jumps", True),
+                           **(self.env_options | options))
+        self.opened[s.name] = [e for e in self.opened[s.name] if not e.closed] + [env]
+        return env
 
     def contexts(self) -> int:
         """Browser contexts open now (each environment holds one)."""

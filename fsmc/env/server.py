@@ -24,7 +24,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from fsmc.backends.protocol import JPEG, EpisodeFailure, ImageFormat
 from fsmc.env.actions import InvalidAction, OffScreen
 from fsmc.env.core import DEFAULT_MAX_STEPS, OBSERVABLES, AsyncFsmcEnv, EpisodeEnded, NotReset, Observation
-from fsmc.env.pool import EnvPool, Site, UnknownSite
+from fsmc.env.pool import EnvPool, Site, TooManyEpisodes, UnknownSite
 from fsmc.env.tasks import UnknownTask
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
@@ -182,7 +182,7 @@ def env_options(data: dict[str, Any], settings: Settings) -> tuple[dict[str, Any
 ERRORS: tuple[tuple[type[BaseException], int, str], ...] = (
     (OffScreen, 422, "off_screen"), (InvalidAction, 422, "invalid_action"), (UnknownTask, 404, "unknown_task"),
     (UnknownSite, 404, "unknown_site"), (EpisodeEnded, 409, "episode_ended"), (NotReset, 409, "not_reset"),
-    (EpisodeFailure, 502, "episode_failed"))
+    (TooManyEpisodes, 409, "site_busy"), (EpisodeFailure, 502, "episode_failed"))
 
 
 def error_response(err: BaseException) -> JSONResponse:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fsmc.env.core import AsyncFsmcEnv, Observation
-from fsmc.env.oracle import Oracle
+from fsmc.env.oracle import Oracle, oracle_for
 from fsmc.env.tasks import Task
 from fsmc.eval.policy import PolicyMaker
 
@@ -60,7 +60,7 @@ class OraclePolicy:
         self.page: Any = None
 
     async def start(self, task: Task, env: AsyncFsmcEnv, seed: int) -> None:
-        self.oracle, self.page = Oracle(self.trajectories.shortest(env.tasks.out, task.id)), env.page
+        self.oracle, self.page = oracle_for(self.trajectories.shortest(env.tasks.out, task.id), env.episode), env.page
 
     async def act(self, observation: Observation, info: dict[str, Any]) -> dict[str, Any] | None:
         assert self.oracle is not None, "start first"

@@ -162,7 +162,8 @@ async def run_episode(env: AsyncFsmcEnv, planned: Planned, policy: Policy, max_s
 
 async def _run_all(pool: EnvPool, planned: list[Planned], make: PolicyMaker, n: int, max_steps: int, screens: Screens,
                    on_episode: Callable[[Record], None]) -> list[Record]:
-    """The episodes with `n` environments of their own per site (closed at the end), each site's sharing its queue."""
+    """The episodes with `n` environments of their own per site (closed at the end), each site's sharing its queue;
+    a site whose backend runs fewer at once (a cloned application: one) runs its episodes one after another."""
     records: list[Record | None] = [None] * len(planned)
     envs: list[AsyncFsmcEnv] = []
 
@@ -175,7 +176,8 @@ async def _run_all(pool: EnvPool, planned: list[Planned], make: PolicyMaker, n: 
         async with asyncio.TaskGroup() as tg:
             for site in pool.sites:
                 mine = [p for p in planned if p.site == site]
-                opened = [await pool.open(site, max_steps=max_steps) for _ in range(min(n, len(mine)))]
+                k = min(n, len(mine), pool.limit(site) or n)
+                opened = [await pool.open(site, max_steps=max_steps) for _ in range(k)]
                 envs += opened
                 queue = iter(mine)
                 for env in opened:

@@ -26,7 +26,7 @@ from typing import Any
 from fsmc import __version__
 from fsmc.atomic import write_atomic
 from fsmc.backends import IMAGE_FORMATS, REASONS, Backend, BackendError, GeneratedSite, ImageFormat
-from fsmc.browser import find_dist
+from fsmc.browser import Chromium, find_dist
 from fsmc.replay.engine import SCREENS, Replayer, Stats
 from fsmc.replay.inputs import InputError, Trajectory, fingerprint, read_trajectories
 from fsmc.replay.journal import JOURNAL, Journal
@@ -41,8 +41,9 @@ def _dist(site: str | Path) -> Path:
     return dist
 
 
-def declared_backend(out_dir: Path, image: ImageFormat) -> Backend:
-    """The backend the spec OUT was enumerated from declares (replay without a site)."""
+def declared_backend(out_dir: Path, image: ImageFormat, chromium: Chromium | None = None) -> Backend:
+    """The backend the spec OUT was enumerated from declares (replay without a site); in `chromium` if given (else
+    one of its own)."""
     from fsmc.backends.cloned import ClonedApp
     from fsmc.backends.sidecar import declared_path
     from fsmc.diagnostics import SpecError
@@ -65,10 +66,10 @@ def declared_backend(out_dir: Path, image: ImageFormat) -> Backend:
         from fsmc.capture import CaptureError
 
         try:
-            return CapturedSpec(declared_path(declared), spec, image=image)
+            return CapturedSpec(declared_path(declared), spec, image=image, chromium=chromium)
         except CaptureError as err:
             raise InputError(f"{path}: {err}") from None
-    return ClonedApp(declared_path(declared), spec, image=image)
+    return ClonedApp(declared_path(declared), spec, image=image, chromium=chromium)
 
 
 def _dumps(value: Any) -> bytes:

@@ -279,7 +279,7 @@ def test_one_environment_at_a_time_and_closing_closes_its_context(pool: Any) -> 
 
 
 def test_eval_with_the_oracle_scores_every_task(out: Path, tmp_path: Path) -> None:
-    assert main(["eval", "--site", "todo", "--tasks-from", str(out), "--policy", "oracle", "--tasks", "add_milk",
-                 "log_out", "-o", str(tmp_path / "eval")]) == 0  # four environments asked for: one episode at a time
+    assert main(["eval", "--site", "todo", "--tasks-from", str(out), "--policy", "oracle", "--tasks", "log_out",
+                 "terminal", "-o", str(tmp_path / "eval")]) == 0  # four environments asked for: one episode at a time
     results = json.loads((tmp_path / "eval" / "results.json").read_text(encoding="utf-8"))
     assert (results["episodes"], results["success_rate"]) == (2, 1.0), results

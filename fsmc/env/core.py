@@ -18,7 +18,7 @@ import random
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
 from fsmc.backends.protocol import AgentPaced, Episode, EpisodeFailure
@@ -87,6 +87,7 @@ class AsyncFsmcEnv:
         self.episode, self.tasks, self.machine = episode, tasks, tasks.machine
         self.max_steps, self.observe, self.fake_time, self.jumps = max_steps, observe, fake_time, jumps
         self.page: Any = getattr(episode, "page", None)
+        self._paced = isinstance(episode, AgentPaced)  # its pages may load after an action: it says when they are in
         self.task: Task | None = None
         self.steps = 0
         self.done = False
@@ -187,13 +188,14 @@ class AsyncFsmcEnv:
         await self._advance(info)
 
     async def _perform(self, act: Action) -> str | None:
-        if not isinstance(self.episode, AgentPaced):  # the generated site: its pages never load
+        if not self._paced:  # the generated site: its pages never load
             note = await pointer.perform(self.page, act)
             await pointer.rest(self.page, self.fake_time)
             return note
-        self.episode.expect()
+        paced = cast(AgentPaced, self.episode)
+        paced.expect()
         note = await pointer.perform(self.page, act)
-        await self.episode.rest()  # the page load the action started (a link, a form), if any, finished
+        await paced.rest()  # the page load the action started (a link, a form), if any, finished
         return note
 
     async def _advance(self, info: dict[str, Any]) -> None:

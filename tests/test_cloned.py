@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from fsmc import Compilation
@@ -31,7 +32,7 @@ from fsmc.enumerate import Options, enumerate_spec
 from fsmc.env import AsyncFsmcEnv, EnvPool, Site, Task
 from fsmc.env.oracle import oracle_for
 from fsmc.env.pool import TooManyEpisodes
-from fsmc.env.server import error_response
+from fsmc.env.serving import ServerThread
 from fsmc.formats import load
 from fsmc.replay import Replayer, replay
 from fsmc.replay.inputs import read_trajectories
@@ -268,7 +269,6 @@ def test_one_environment_at_a_time_and_closing_closes_its_context(pool: Any) -> 
     env = p.envs[0]
     with pytest.raises(TooManyEpisodes, match="runs 1 environment at a time .*ClonedApp.*1 open, 1 more asked for"):
         loop.run_until_complete(p.open())
-    assert error_response(TooManyEpisodes("busy")).status_code == 409  # fsmc serve-env: 409 site_busy
     assert p.contexts() == 1
     loop.run_until_complete(env.close())
     assert env.page.is_closed() and p.contexts() == 0
@@ -283,3 +283,14 @@ def test_eval_with_the_oracle_scores_every_task(out: Path, tmp_path: Path) -> No
                  "terminal", "-o", str(tmp_path / "eval")]) == 0  # four environments asked for: one episode at a time
     results = json.loads((tmp_path / "eval" / "results.json").read_text(encoding="utf-8"))
     assert (results["episodes"], results["success_rate"]) == (2, 1.0), results
+
+
+def test_serve_env_gives_the_application_to_one_session_at_a_time(out: Path) -> None:
+    with ServerThread([Site.declared(out)]) as url:
+        first = httpx.post(f"{url}/sessions", json={"site": "todo", "task": "log_out"}, timeout=60)
+        assert first.status_code == 201 and first.json()["info"]["state"]["page"] == "login"
+        second = httpx.post(f"{url}/sessions", json={"site": "todo"}, timeout=60)
+        assert second.status_code == 409 and second.json()["error"] == "site_busy"
+        assert "runs 1 environment at a time" in second.json()["message"]
+        assert httpx.delete(f"{url}/sessions/{first.json()['session']}", timeout=60).status_code == 200
+        assert httpx.post(f"{url}/sessions", json={"site": "todo"}, timeout=60).status_code == 201

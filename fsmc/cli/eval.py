@@ -115,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
         planned = plan(sites, args.tasks, args.episodes, args.seed)
         make = make_policy(args.policy, model=args.model, base_url=args.base_url, api_key=args.api_key,
                            prompt=args.prompt, timeout=args.timeout, max_retries=args.retries)
-    except (FileNotFoundError, VerifyError, SpecError, UnknownTask, ValueError) as err:  # ValueError: UnknownPolicy
+    except (FileNotFoundError, VerifyError, SpecError, UnknownTask, ValueError, InputError, BackendError) as err:
+        # ValueError: UnknownPolicy; InputError, BackendError: the backend the spec declares is missing or wrong
         raise fail(f"fsmc eval: {err}", EXIT_UNREADABLE) from None
     meta = {"policy": args.policy, "seed": args.seed, "sites": [s.name for s in sites], "tasks": args.tasks,
             "episodes_asked": args.episodes}

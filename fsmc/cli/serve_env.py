@@ -31,11 +31,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from fsmc.backends import BackendError
     from fsmc.diagnostics import SpecError
     from fsmc.enumerate.verify import VerifyError
     from fsmc.env.pool import Site
     from fsmc.env.server import Settings, check_host, create_app
     from fsmc.env.tasks import TaskSet
+    from fsmc.replay.inputs import InputError
 
     try:
         check_host(args.host, args.token)
@@ -45,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
         for out in args.outputs:
             name = TaskSet(out).site
             sites.append(Site.find(out, args.dist, f"{args.sites}/{name}", name=name))
-    except (ValueError, FileNotFoundError, VerifyError, SpecError) as err:
+    except (ValueError, FileNotFoundError, VerifyError, SpecError, InputError, BackendError) as err:
         print(f"fsmc serve-env: {err}", file=sys.stderr)
         return EXIT_ERRORS
     n = args.concurrency

@@ -51,11 +51,15 @@ class Site:
         return cls(name or tasks.site, found, tasks)
 
     @classmethod
-    def declared(cls, out: str | Path, *, name: str | None = None) -> Site:
-        """The backend OUT's spec declares (a capture, a cloned application) and the tasks of OUT."""
-        tasks = TaskSet(out)
+    def declared(cls, out: str | Path, *, name: str | None = None, tasks: TaskSet | None = None) -> Site:
+        """The backend OUT's spec declares (a capture, a cloned application) and the tasks of OUT. Its declaration is
+        read now (InputError, BackendError: a sidecar or capture that is missing or wrong); it starts in the pool."""
+        from fsmc.replay import declared_backend
+
+        tasks = tasks or TaskSet(out)
         if not tasks.machine.spec.backends:
             raise ValueError(f"the spec of {out} declares no backend: name its built site")
+        declared_backend(Path(out), JPEG)
         return cls(name or tasks.site, None, tasks, declares=Path(out))
 
     @classmethod
@@ -63,8 +67,10 @@ class Site:
              name: str | None = None) -> Site:
         """The site the CLI means: the built site `dist` if named; else the backend OUT's spec declares, if it
         declares one (as `fsmc replay` without --site); else the built site at `default_dist`."""
-        if dist is None and spec is None and (Path(out) / "manifest.json").is_file() and TaskSet(out).machine.spec.backends:
-            return cls.declared(out, name=name)
+        if dist is None and spec is None and (Path(out) / "manifest.json").is_file():
+            tasks = TaskSet(out)
+            if tasks.machine.spec.backends:
+                return cls.declared(out, name=name, tasks=tasks)
         return cls.load(dist or default_dist, out, spec=spec, name=name)
 
     def make_backend(self, image: ImageFormat, chromium: Chromium) -> Backend:

@@ -8,7 +8,10 @@ The modules, in the order a capture flows through them: rules (what is volatile 
 (the archive, written and read with warcio), routes (where a page's requests go: live and recorded, or
 the archive alone), pinning (time, randomness and animations held still), crawl and flows (what the
 browser does while capturing), folder (the capture on disk), check (the capture served offline and
-compared). Offline episodes on a capture are `fsmc.backends.CapturedSite`.
+compared). A draft spec from a capture (`fsmc import`): dom (a page's links and forms), sitemap (its
+locations clustered into URL templates), moves (the links and submitted forms as candidate actions),
+importer (the draft spec and its extractors). Offline episodes on a capture are
+`fsmc.backends.CapturedSite`.
 """
 
 from fsmc.capture.check import PageCheck, Report, check

@@ -1,311 +1,243 @@
-"""A draft spec from a capture (`fsmc import`): pages from URL templates, actions from the links seen, extractors.
+"""A draft spec from a capture (`fsmc import`): pages from URL templates, actions from the links and forms seen,
+extractors of the state.
 
     from fsmc.capture.importer import import_capture
     draft = import_capture("captures/zoo", "specs/zoo.fsm")   # writes specs/zoo.fsm and captures/zoo/extract.toml
 
-The captured pages (those without a query string; sorts, searches and flows are left for the user to add) are
-clustered into URL templates: a numeric or id-like path segment becomes a slot (`/zoo/animals/{id}`), one page of
-the spec per template, its slot a variable whose domain is the values captured and whose extractor reads it off
-the URL (`url:path/2`). A link seen on every captured instance of a page, exactly once and not hidden in a closed
-menu, to a captured page of another template becomes a navigation action clicking `a[href="..."]` (an attribute
-of the link, never its position); the links to one template's instances make one action with a parameter over the
-values seen, stored in a carry slot of the page it leaves (read as its `default` there: the page shows it only
-once it has left). Pages the entry cannot reach are left out. The spec is built as IR and printed by
-`fsmc.printer`, so it is always well-formed; both files are written only once the draft passes the checks.
+The captured locations are clustered into URL templates (`fsmc.capture.sitemap`): a numeric or id-like path
+segment becomes a slot (`/zoo/animals/{id}`), one page of the spec per template. Its state: the slot, a variable
+whose domain is the values captured, read off the URL (`url:path/2`), and each query parameter whose values differ
+across the template's captured locations (a query page such as `/zoo/animals?_sort=name`), an optional variable
+over the values seen (`none`: absent), read by `url:param/_sort`. Every captured location is one state.
+
+Actions come from the moves the capture shows (`fsmc.capture.moves`): a link shown and unique on a location, to
+another captured location, is a navigation action clicking `a[href="..."]` (an attribute of the link, never its
+position); the links to one template's instances make one action with a parameter over the values seen. A GET form
+that a flow submitted (`fsmc capture --flows`) is an action that types and selects the fields the flows changed
+(parameters over the values submitted, literals where they never vary) and clicks its submit button. An action is
+enabled (`require`) only in the states, and with the parameter values, where the capture shows its move, and sets
+the state of the location reached: the page's own variables for a move within a page, a carry slot of the page it
+leaves (read as its `default` there) for a move to another page. Replay therefore asks the capture only for pages
+it holds. Pages the entry cannot reach are left out; forms that cannot be imported (a POST, one never submitted in
+a flow, a field no agent can fill in) are listed in comments at the top of the draft. The spec is built as IR and
+printed by `fsmc.printer`, so it is always well-formed; both files are written only once the draft passes the
+checks.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
-import re
 import tempfile
-from collections import defaultdict
-from dataclasses import dataclass, field
-from html.parser import HTMLParser
+from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from typing import Literal
 
 from fsmc import ir
 from fsmc.atomic import write_atomic
 from fsmc.backends.extractors import EXTRACT_FILE
-from fsmc.capture.folder import CaptureError, CaptureFolder
-from fsmc.frontend.keywords import RESERVED
+from fsmc.capture.folder import CaptureError
+from fsmc.capture.moves import Candidate, Move, form_candidates, link_candidates
+from fsmc.capture.sitemap import Capture, Instance, Template, identifier, read_capture, templates
 
-_ID = re.compile(r"^(\d+|[0-9a-fA-F]{8,}|[0-9a-fA-F-]{36})$")
-_WORDS = frozenset().union(*RESERVED.values())
-_VOID = frozenset(("area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"))
-
-
-@dataclass
-class Link:
-    href: str  # as written in the page
-    text: str = ""
-    hidden: bool = False  # in a closed <details> (outside its <summary>), a `hidden` or `display:none` element
-    path: str = ""  # the captured page it leads to, within the origin ("" for any other)
-
-
-class _Html(HTMLParser):
-    """A page's title and its links, each marked hidden or not."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.links: list[Link] = []
-        self.title = ""
-        self._stack: list[tuple[str, bool]] = []  # open elements: tag, hides its content
-        self._open: Link | None = None
-        self._in_title = False
-
-    def _hidden(self) -> bool:
-        shown_details = False  # the <details> right around a <summary> shows that summary
-        for tag, hides in reversed(self._stack):
-            if tag == "summary":
-                shown_details = True
-            elif hides and not (tag == "details" and shown_details):
-                return True
-            elif tag == "details":
-                shown_details = False
-        return False
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        a = dict(attrs)
-        style = (a.get("style") or "").replace(" ", "")
-        hides = "hidden" in a or "display:none" in style or tag == "template" or (tag == "details" and "open" not in a)
-        if tag not in _VOID:
-            self._stack.append((tag, hides))
-        self._in_title = self._in_title or tag == "title"
-        if tag == "a" and a.get("href"):
-            self._open = Link(a["href"] or "", hidden=self._hidden())
-
-    def handle_endtag(self, tag: str) -> None:
-        self._in_title = self._in_title and tag != "title"
-        if tag == "a" and self._open is not None:
-            self._open.text = " ".join(self._open.text.split())
-            self.links.append(self._open)
-            self._open = None
-        names = [t for t, _ in self._stack]
-        if tag in names:
-            del self._stack[len(names) - 1 - names[::-1].index(tag):]
-
-    def handle_data(self, data: str) -> None:
-        if self._in_title:
-            self.title += data
-        if self._open is not None:
-            self._open.text += data
-
-
-@dataclass(eq=False)
-class Template:
-    """Captured pages that differ only in their id-like path segments."""
-
-    pattern: tuple[str | None, ...]  # a literal segment, or None for a slot
-    name: str = ""
-    title: str = ""
-    instances: dict[str, tuple[str, ...]] = field(default_factory=dict)  # path → its slot values
-
-    @property
-    def var(self) -> str | None:
-        return f"{self.name}_id" if None in self.pattern else None
-
-    @property
-    def slot(self) -> int:
-        return self.pattern.index(None)
-
-    @property
-    def regex(self) -> str:
-        return "^/" + "/".join("[^/]+" if s is None else re.escape(s) for s in self.pattern) + "$"
-
-    def values(self) -> tuple[str, ...]:
-        found = {v[0] for v in self.instances.values()}
-        return tuple(sorted(found, key=lambda v: (not v.isdigit(), int(v) if v.isdigit() else 0, v)))
-
-
-def _shape(path: str) -> tuple[tuple[str | None, ...], tuple[str, ...]]:
-    segments = [s for s in path.split("/") if s]
-    pattern = tuple(None if _ID.match(s) else s for s in segments)
-    if pattern.count(None) > 1:  # one slot per page: the last id-like segment; the others stay literal
-        last = max(i for i, p in enumerate(pattern) if p is None)
-        pattern = tuple(segments[i] if p is None and i != last else p for i, p in enumerate(pattern))
-    return pattern, tuple(s for s, p in zip(segments, pattern, strict=True) if p is None)
-
-
-def _identifier(words: list[str], taken: set[str]) -> str:
-    name = re.sub(r"\W+", "_", "_".join(words)).strip("_").lower() or "home"
-    if name[0].isdigit():
-        name = "p_" + name
-    if name in _WORDS:
-        name += "_page"
-    base, n = name, 2
-    while name in taken:
-        name, n = f"{base}_{n}", n + 1
-    taken.add(name)
-    return name
-
-
-@dataclass
-class Capture:
-    """What the importer reads from a capture: each query-less page's HTML, by path."""
-
-    name: str
-    origin: str
-    start: str
-    html: dict[str, str]
-
-
-def read_capture(path: Path) -> Capture:
-    folder = CaptureFolder(path)
-    recording = folder.recording
-    html: dict[str, str] = {}
-    for page in folder.pages:
-        parts = urlsplit(page.url)
-        if page.status != 200 or parts.query or f"{parts.scheme}://{parts.netloc}" != folder.origin.rstrip("/"):
-            continue
-        exchange = recording.answer(recording.key("GET", page.url, None), 0)
-        if exchange is None or "html" not in exchange.content_type:
-            continue
-        html[parts.path or "/"] = exchange.body.decode("utf-8", errors="replace")
-    start = urlsplit(folder.manifest["start"]).path or "/"
-    if start not in html:
-        raise CaptureError(f"{path}: its start page {folder.manifest['start']} is not a captured HTML page "
-                           "without a query string: nothing to start the draft from", unreadable=True)
-    return Capture(path.resolve().name, folder.origin, start, html)
-
-
-def _templates(capture: Capture) -> dict[str, Template]:
-    """Each captured path's template, by path."""
-    by_pattern: dict[tuple[str | None, ...], Template] = {}
-    of: dict[str, Template] = {}
-    taken: set[str] = set()
-    for path in sorted(capture.html, key=lambda p: (p != capture.start, p)):
-        pattern, values = _shape(path)
-        t = by_pattern.get(pattern)
-        if t is None:
-            words = [s if s is not None else "item" for s in pattern]
-            t = by_pattern[pattern] = Template(pattern, _identifier(words, taken))
-        t.instances[path] = values
-        of[path] = t
-    return of
-
-
-def _links(capture: Capture, path: str) -> tuple[str, list[Link]]:
-    """A captured page's title and links, each link's `path` set where it leads to another captured page."""
-    parser = _Html()
-    parser.feed(capture.html[path])
-    page_url = capture.origin.rstrip("/") + path
-    for link in parser.links:
-        target = urlsplit(urljoin(page_url, link.href))
-        same = f"{target.scheme}://{target.netloc}" == capture.origin.rstrip("/")
-        if same and not target.query and (target.path or "/") in capture.html:
-            link.path = target.path or "/"
-    return " ".join(parser.title.split()), parser.links
-
-
-def _selector(href: str) -> str:
-    return 'a[href="' + href.replace("\\", "\\\\").replace('"', '\\"') + '"]'
-
-
-def _unique(links: list[Link], href: str) -> bool:
-    """The page has one link with this href (hidden ones count: the selector would match them too), and it shows."""
-    same = [link for link in links if link.href == href]
-    return len(same) == 1 and not same[0].hidden
-
-
-def _href_template(link: Link, value: str, param: str) -> str | None:
-    """The href with the slot's value as `{param}`, where the value is one segment of it, once."""
-    pattern = re.compile(r"(?<=/)" + re.escape(value) + r"(?=$|[/?#])")
-    found = pattern.findall(link.href)
-    return pattern.sub("{" + param + "}", link.href) if len(found) == 1 else None
-
-
-@dataclass(eq=False)
-class Edge:
-    """A navigation action found: from a template to another, by a link (a family of links for a slotted target)."""
-
-    source: Template
-    target: Template
-    href: str  # a template with `{id}` for a family
-    text: str
-    values: tuple[str, ...] = ()
-
-
-PARAM = "id"
-
-
-def _edges_from(source: Template, target: Template, pages: dict[str, list[Link]]) -> Edge | None:
-    """The action from `source` to `target`, if a link to it is seen, shown and unique on every instance of `source`."""
-    shared: dict[str, set[str]] | None = None  # href template → the values seen on every instance
-    texts: dict[str, str] = {}
-    for path in source.instances:
-        links = pages[path]
-        here: dict[str, set[str]] = defaultdict(set)
-        for link in links:
-            if link.path not in target.instances or not _unique(links, link.href):
-                continue
-            value = target.instances[link.path][0] if target.var else ""
-            href = _href_template(link, value, PARAM) if target.var else link.href
-            if href is not None:
-                here[href].add(value)
-                texts.setdefault(href, link.text)
-        shared = dict(here) if shared is None else {h: v & here[h] for h, v in shared.items() if h in here}
-    found = sorted(((h, v) for h, v in (shared or {}).items() if v), key=lambda hv: (-len(hv[1]), hv[0]))
-    if not found:
-        return None
-    href, values = found[0]
-    ordered = tuple(v for v in target.values() if v in values) if target.var else ()
-    return Edge(source, target, href, texts[href], ordered)
+Value = str | None
 
 
 def _choice(values: tuple[str, ...]) -> ir.ChoiceType:
     return ir.ChoiceType(values=values)
 
 
-def _action(e: Edge) -> ir.Action:
-    click = ir.GuiOp(op="click", selector=_selector(e.href))
-    if e.target.var is None:
-        return ir.Action(name=f"open_{e.target.name}", label=e.text or e.target.title or None, goto=e.target.name,
-                         gui=(click,))
-    return ir.Action(name=f"open_{e.target.name}", params=(ir.Param(name=PARAM, type=_choice(e.values)),),
-                     label=f"{e.target.title or e.target.name} {{{PARAM}}}",
-                     effects=(ir.Effect(op="assign", var=e.target.var, value=ir.Name(id=PARAM)),),
-                     goto=e.target.name, carry=(e.target.var,), gui=(click,))
+def _type(t: Template, var: str) -> ir.Type:
+    """A slot's choice of the values seen; a query parameter's the same, or none where it is absent."""
+    return _choice(t.values(var)) if var == t.var else ir.OptionalType(inner=_choice(t.values(var)))
 
 
-def _var(t: Template) -> ir.Var:
-    assert t.var is not None
-    values = t.values()
-    return ir.Var(name=t.var, type=_choice(values), default=ir.Lit(value=values[0]))
+def _default(t: Template, var: str) -> Value:
+    return t.values(var)[0] if var == t.var else None
 
 
-def _tasks(t: Template) -> list[ir.Task]:
-    """Reach the page; for a slotted page, reach each of its captured instances."""
+def _declare(t: Template, var: str) -> ir.Var:
+    return ir.Var(name=var, type=_type(t, var), default=ir.Lit(value=_default(t, var)))
+
+
+def _key(v: Value) -> tuple[bool, bool, int, str]:
+    """None first, then numbers in numeric order, then the other strings."""
+    text = v or ""
+    return v is not None, not text.isdigit(), int(text) if text.isdigit() else 0, text
+
+
+def _sorted(values: set[Value]) -> list[Value]:
+    return sorted(values, key=_key)
+
+
+def _all(op: Literal["and", "or"], terms: list[ir.Expr]) -> ir.Expr:
+    """The terms joined by `and` or `or` (one term alone as it is)."""
+    return terms[0] if len(terms) == 1 else ir.Binary(op=op, left=_all(op, terms[:-1]), right=terms[-1])
+
+
+def _is(name: str, value: Value, op: Literal["==", "!="] = "==") -> ir.Expr:
+    return ir.Binary(op=op, left=ir.Name(id=name), right=ir.Lit(value=value))
+
+
+State = tuple[tuple[str, Value], ...]
+
+
+def _states_cond(chosen: list[State], others: list[State]) -> ir.Expr | None:
+    """A condition that holds in the `chosen` states and in none of the `others` (None: no other state): one variable
+    whose values tell them apart where there is one, else each chosen state by the fewest variables that set it apart."""
+    if not others:
+        return None
+    names = [n for n, _ in chosen[0]]
+    apart = []
+    for i, name in enumerate(names):
+        mine, theirs = {s[i][1] for s in chosen}, {s[i][1] for s in others}
+        if not mine & theirs:
+            apart.append(_all("or", [_is(name, v) for v in _sorted(mine)]) if len(mine) <= len(theirs)
+                         else _all("and", [_is(name, v, "!=") for v in _sorted(theirs)]))
+    if apart:
+        return min(apart, key=lambda e: len(repr(e)))
+    terms = [_set_apart(s, others) for s in chosen]
+    return _all("or", [t for i, t in enumerate(terms) if t not in terms[:i]])
+
+
+def _set_apart(state: State, others: list[State]) -> ir.Expr:
+    """`state`'s values of the variables that set it apart from the `others`, picked greedily (the one that sets
+    it apart from the most others first)."""
+    rest, picked = others, []
+    while rest:  # the states differ, so each round sets at least one more apart
+        i = max(range(len(state)), key=lambda i: (sum(o[i][1] != state[i][1] for o in rest), -i))
+        picked.append(i)
+        rest = [o for o in rest if o[i][1] == state[i][1]]
+    return _all("and", [_is(state[i][0], state[i][1]) for i in sorted(picked)])
+
+
+def _args_cond(params: tuple[str, ...], chosen: set[tuple[str, ...]], domains: list[list[str]]) -> ir.Expr | None:
+    """A condition on the parameters that holds for the `chosen` values alone (None: for every value)."""
+    if chosen == set(itertools.product(*domains)):
+        return None
+    rows = sorted(chosen)
+    if len(params) == 1:
+        return _all("or", [_is(params[0], r[0]) for r in rows])
+    return _all("or", [_all("and", [_is(p, v) for p, v in zip(params, r, strict=True)]) for r in rows])
+
+
+def _requires(c: Candidate, moves: list[Move], domains: list[list[str]]) -> ir.Expr | None:
+    """Where the capture shows the action's moves: the states of its page, and the parameter values in each."""
+    shown: dict[State, set[tuple[str, ...]]] = {}
+    for instance in c.source.instances.values():
+        here = {m.args for m in moves if m.source is instance}
+        key = tuple(instance.state().items())
+        shown[key] = shown[key] & here if key in shown else here  # two locations, one state: what both show
+    groups: dict[frozenset[tuple[str, ...]], list[State]] = {}
+    for state, here in sorted(shown.items(), key=lambda kv: [_key(v) for _, v in kv[0]]):
+        if here:
+            groups.setdefault(frozenset(here), []).append(state)
+    terms = []
+    for args, states in groups.items():
+        others = [s for s in shown if s not in states]
+        parts = [p for p in (_states_cond(states, others), _args_cond(c.params, set(args), domains)) if p is not None]
+        if not parts:
+            return None
+        terms.append(_all("and", parts))
+    return _all("or", terms) if terms else None
+
+
+def _effects(c: Candidate, moves: list[Move]) -> tuple[list[ir.Effect], list[str]] | None:
+    """Each variable of the page reached set to its value there: a literal, a parameter, or (within the page) left
+    as it is; None where the capture shows values no such effect gives."""
+    within = c.source is c.target
+    effects, carry = [], []
+    for var in c.target.vars():
+        got = [m.target.state()[var] for m in moves]
+        if within and all(g == m.source.state()[var] for g, m in zip(got, moves, strict=True)):
+            continue
+        if len(set(got)) == 1:
+            if not within and got[0] == _default(c.target, var):
+                continue
+            value: ir.Expr = ir.Lit(value=got[0])
+        else:
+            i = next((i for i in range(len(c.params)) if all(g == m.args[i] for g, m in zip(got, moves, strict=True))),
+                     None)
+            if i is None:
+                return None
+            value = ir.Name(id=c.params[i])
+        effects.append(ir.Effect(op="assign", var=var, value=value))
+        carry += [] if within else [var]
+    return effects, carry
+
+
+def _moves(c: Candidate) -> list[Move]:
+    """The candidate's moves that change the state (a link to another location of the same state does not)."""
+    return [m for m in c.moves if not (c.source is c.target and m.target.state() == m.source.state())]
+
+
+def _action(c: Candidate, name: str) -> ir.Action | None:
+    """The action of a candidate; None where its effects cannot be stated."""
+    moves = _moves(c)
+    made = _effects(c, moves)
+    if made is None:
+        return None
+    effects, carry = made
+    domains = [sorted({m.args[i] for m in moves}, key=_key) for i in range(len(c.params))]
+    params = tuple(ir.Param(name=p, type=_choice(tuple(d))) for p, d in zip(c.params, domains, strict=True))
+    require = _requires(c, moves, domains)
+    return ir.Action(name=name, params=params, label=c.label, requires=(require,) if require is not None else (),
+                     effects=tuple(effects), goto=None if c.source is c.target else c.target.name, carry=tuple(carry),
+                     gui=c.gui)
+
+
+def _query(instance: Instance) -> list[tuple[str, str]]:
+    """The instance's varying query parameters that are present: its own part of the state."""
+    return [(k, instance.query[k]) for k in instance.template.params if k in instance.query]
+
+
+def _tasks(t: Template, entry: bool, taken: set[str]) -> list[ir.Task]:
+    """Reach the page; for a slotted page, each of its captured slot values; for a query page, each query seen."""
     title = json.dumps(t.title or t.name)
-    if t.var is None:
-        return [ir.Task(name=f"reach_{t.name}", page=t.name, goal=ir.Lit(value=True), instruction=f"Open the page {title}.")]
-    taken: set[str] = set()
-    return [ir.Task(name=_identifier(["reach", t.name, v], taken), page=t.name,
-                    goal=ir.Binary(op="==", left=ir.Name(id=t.var), right=ir.Lit(value=v)),
-                    instruction=f"Open the page {title} of {v}.") for v in t.values()]
+    tasks = []
+    if t.var is None and not entry:
+        tasks.append(ir.Task(name=identifier(["reach", t.name], taken), page=t.name, goal=ir.Lit(value=True),
+                             instruction=f"Open the page {title}."))
+    var = t.var
+    if var is not None:
+        tasks += [ir.Task(name=identifier(["reach", t.name, v], taken), page=t.name, goal=_is(var, v),
+                          instruction=f"Open the page {title} of {v}.") for v in t.values(var)]
+    return tasks + [_query_task(i, taken) for i in t.instances.values() if _query(i)]
 
 
-def _reachable(entry: Template, edges: list[Edge]) -> set[str]:
+def _query_task(instance: Instance, taken: set[str]) -> ir.Task:
+    """Reach a query page: its slot and its query's values (the parameters that vary), named by its own title where
+    that differs from its page's."""
+    t, query, var = instance.template, _query(instance), instance.template.var
+    at = [(var, instance.slot)] if var is not None and instance.slot is not None else []
+    goal = _all("and", [_is(name, v) for name, v in at] + [_is(t.params[k], v) for k, v in query])
+    title = instance.title or t.title or t.name
+    shown = "" if title != t.title else " with " + ", ".join(f"{k} = {v}" for k, v in query)
+    words = [t.name, *(v for _, v in at), *(w for kv in query for w in kv)]
+    return ir.Task(name=identifier(["reach", *words], taken), page=t.name, goal=goal,
+                   instruction=f"Open the page {json.dumps(title)}{shown}.")
+
+
+def _reachable(entry: Template, actions: dict[str, list[Candidate]]) -> set[str]:
     seen, todo = {entry.name}, [entry]
     while todo:
-        here = todo.pop()
-        for e in edges:
-            if e.source is here and e.target.name not in seen:
-                seen.add(e.target.name)
-                todo.append(e.target)
+        for c in actions.get(todo.pop().name, []):
+            if c.target.name not in seen:
+                seen.add(c.target.name)
+                todo.append(c.target)
     return seen
 
 
 @dataclass
 class Draft:
-    """A draft spec and the extractors that read its state off the capture."""
+    """A draft spec, the extractors that read its state off the capture, and what was left out."""
 
     spec: ir.Spec
     templates: list[Template]
-    edges: list[Edge]
-    left_out: list[str]  # captured paths no page of the draft shows (the entry reaches no link to them)
+    candidates: list[Candidate]
+    left_out: list[str]  # captured locations no page of the draft shows (the entry reaches no link to them)
+    notes: list[str]  # what the importer could not import (forms, pages), for the user to refine
 
     def extract_toml(self) -> str:
         lines = ["# How fsmc reads the state of the draft spec off this capture (written by `fsmc import`; refine it).",
@@ -314,37 +246,65 @@ class Draft:
                  "# value:CSS, or default (a carry slot, set by the action that leaves the page).", "", "[pages]"]
         ordered = sorted(self.templates, key=lambda t: (t.var is not None, t.name))
         lines += [f"{t.name} = {json.dumps(t.regex)}" for t in ordered]
+        by_name = {t.name: t for t in self.templates}
         for page in self.spec.pages:
             if page.vars:
                 lines += ["", f"[state.{page.name}]"]
-                own = {t.var: t.slot for t in self.templates if t.name == page.name and t.var}
-                lines += [f"{v.name} = " + json.dumps(f"url:path/{own[v.name]}" if v.name in own else "default")
-                          for v in page.vars]
+                t = by_name[page.name]
+                own = {param: var for param, var in t.params.items()}
+                read = {t.var: f"url:path/{t.slot}"} if t.var else {}
+                read |= {var: f"url:param/{param}" for param, var in own.items()}
+                lines += [f"{v.name} = " + json.dumps(read.get(v.name, "default")) for v in page.vars]
         return "\n".join(lines) + "\n"
+
+    def comments(self) -> str:
+        """The notes as the comments the draft starts with (empty when there are none)."""
+        if not self.notes:
+            return ""
+        return "".join(["# Notes from fsmc import (refine the draft by hand):\n",
+                        *(f"#   {note}\n" for note in self.notes), "\n"])
+
+
+def _page(t: Template, candidates: list[Candidate], notes: list[str]) -> tuple[ir.Page, list[Candidate]]:
+    taken: set[str] = set(t.vars())
+    actions, kept, slots = [], [], dict[str, ir.Var]()
+    for c in candidates:
+        if not _moves(c):
+            continue
+        action = _action(c, identifier([c.name], taken))
+        if action is None:
+            notes.append(f"page {t.name}: {c.name} ({c.gui[-1].op} {c.gui[-1].selector}) leads to states that one "
+                         "action's effects cannot state (they depend on more than one of its fields): left out")
+            continue
+        actions.append(action)
+        kept.append(c)
+        slots |= {var: _declare(c.target, var) for var in action.carry if var not in slots}
+    own = [_declare(t, var) for var in t.vars()]
+    return ir.Page(name=t.name, title=t.title or None, vars=(*own, *slots.values()), actions=tuple(actions)), kept
 
 
 def draft(capture: Capture, backend: str) -> Draft:
     """The draft spec of a capture, declaring `backend capture "BACKEND"` (the capture, relative to the spec)."""
-    of = _templates(capture)
-    templates = list(dict.fromkeys(of.values()))
-    pages: dict[str, list[Link]] = {}
-    for path, t in of.items():
-        title, pages[path] = _links(capture, path)
-        t.title = t.title or title
-    edges = [e for s in templates for t in templates if s is not t and (e := _edges_from(s, t, pages)) is not None]
+    notes: list[str] = []
+    of = templates(capture, notes)
+    every = list(dict.fromkeys(of.values()))
+    if capture.start not in of:
+        raise CaptureError(f"{capture.start}: the start page gives a query parameter twice: nothing to start the "
+                           "draft from", unreadable=True)
+    found = {t.name: link_candidates(t, of, capture) + form_candidates(t, of, capture, notes) for t in every}
     entry = of[capture.start]
-    keep = _reachable(entry, edges)
-    templates = [t for t in templates if t.name in keep]
-    edges = [e for e in edges if e.source.name in keep]
-    ir_pages = []
-    for t in templates:
-        slots = [_var(e.target) for e in edges if e.source is t and e.target.var is not None]
-        ir_pages.append(ir.Page(name=t.name, title=t.title or None, vars=(*([_var(t)] if t.var else []), *slots),
-                                actions=tuple(_action(e) for e in edges if e.source is t)))
-    tasks = tuple(task for t in templates if t is not entry for task in _tasks(t))
-    site = ir.Site(name=_identifier([capture.name], set()), title=entry.title or None, entry=entry.name)
-    spec = ir.Spec(site=site, backends=(ir.Backend(kind="capture", source=backend),), pages=tuple(ir_pages), tasks=tasks)
-    return Draft(spec, templates, edges, sorted(p for p, t in of.items() if t.name not in keep))
+    keep = _reachable(entry, found)
+    kept_templates = [t for t in every if t.name in keep]
+    pages, candidates = [], []
+    for t in kept_templates:
+        page, made = _page(t, [c for c in found[t.name] if c.target.name in keep], notes)
+        pages.append(page)
+        candidates += made
+    taken: set[str] = set()
+    tasks = tuple(task for t in kept_templates for task in _tasks(t, t is entry, taken))
+    site = ir.Site(name=identifier([capture.name], set()), title=entry.title or None, entry=entry.name)
+    spec = ir.Spec(site=site, backends=(ir.Backend(kind="capture", source=backend),), pages=tuple(pages), tasks=tasks)
+    return Draft(spec, kept_templates, candidates, sorted(p for p, t in of.items() if t.name not in keep), notes)
 
 
 def import_capture(capture_dir: str | Path, spec_path: str | Path, *, force: bool = False) -> Draft:
@@ -366,7 +326,7 @@ def import_capture(capture_dir: str | Path, spec_path: str | Path, *, force: boo
     spec_path.parent.mkdir(parents=True, exist_ok=True)
     backend = os.path.relpath(capture_dir.resolve(), spec_path.parent.resolve()).replace(os.sep, "/")
     made = draft(capture, backend)
-    text = to_fsm(made.spec)
+    text = made.comments() + to_fsm(made.spec)
     checked = Compilation(str(spec_path), text=text)
     errors = [d for d in checked.diagnostics if d.severity == "error" and d.code not in ("E603", "E604")]
     if errors:
@@ -383,4 +343,4 @@ def import_capture(capture_dir: str | Path, spec_path: str | Path, *, force: boo
     return made
 
 
-__all__ = ["Capture", "Draft", "Edge", "Link", "Template", "draft", "import_capture", "read_capture"]
+__all__ = ["Capture", "Draft", "draft", "import_capture", "read_capture"]

@@ -1,4 +1,5 @@
-"""`fsmc import`: a draft spec from a capture (pages from URL templates, actions from the links seen, extractors)."""
+"""`fsmc import`: a draft spec from a capture (pages from URL templates, actions from the links and forms seen,
+extractors)."""
 
 from __future__ import annotations
 
@@ -7,17 +8,21 @@ import argparse
 from fsmc.cli.common import EXIT_OK, EXIT_UNREADABLE, fail
 
 NAME = "import"
-HELP = "Write a draft spec from a capture made by `fsmc capture`: pages, navigation actions, extractors of the state."
+HELP = "Write a draft spec from a capture made by `fsmc capture`: pages, actions from links and forms, extractors."
 DESCRIPTION = HELP + """
 
   fsmc import captures/zoo -o specs/zoo.fsm
   fsmc check specs/zoo.fsm && fsmc enumerate specs/zoo.fsm -o out/zoo && fsmc replay out/zoo -o data/zoo
 
-The captured pages (without a query string) become pages of the spec, one per URL template: a numeric or
-id-like path segment is a slot (/zoo/animals/{id}), read off the URL into a variable. A link seen, shown and
-unique on every captured instance of a page, to another captured page, becomes a navigation action clicking
-a[href="..."]; the links to a template's instances make one action with a parameter over the values seen.
-The spec declares `backend capture "FOLDER"`; the extractors that read its state go to FOLDER/extract.toml
+The captured pages become pages of the spec, one per URL template: a numeric or id-like path segment is a
+slot (/zoo/animals/{id}), read off the URL into a variable, and each query parameter whose values differ
+across a template's captured URLs (/zoo/animals?_sort=name) is a variable over the values seen (none when
+absent), read off the URL too. A link shown and unique on a captured page, to another captured page,
+becomes an action clicking a[href="..."], enabled where the capture shows it; the links to a template's
+instances make one action with a parameter over the values seen. A GET form that a flow submitted
+(fsmc capture --flows FLOWS.json) becomes an action that types and selects the fields the flows changed
+(parameters over the values submitted) and clicks its submit button; forms it cannot import (a POST, one
+no flow submitted) are listed in comments at the top of the draft, and printed. The spec declares `backend capture "FOLDER"`; the extractors that read its state go to FOLDER/extract.toml
 (see docs/language.md, Backends). Both files are written only when the draft passes the checks; an existing
 one is replaced only with --force. Exit 0 on success, 2 for a folder that is no readable capture or a file
 that exists, 1 for a draft that cannot be made.
@@ -46,4 +51,6 @@ def run(args: argparse.Namespace) -> int:
           f"(extractors in {args.capture}/extract.toml)")
     if made.left_out:
         print(f"  left out (no link to them from the entry's pages): {', '.join(made.left_out)}")
+    for note in made.notes:
+        print(f"  note: {note}")
     return EXIT_OK

@@ -1,0 +1,291 @@
+"""The moves a capture shows, grouped into candidate actions: links followed, and GET forms submitted in its flows.
+
+A `Candidate` is one action of the draft: its GUI procedure (selectors by attributes, never positions), its
+parameters, and every move it makes, each from a captured location with parameter values to a captured location.
+A link is a candidate where it is shown and unique, leading to a captured location; a family of links to one
+template's instances (`a[href="/zoo/animals/{id}"]`) is one candidate with a parameter. A GET form is a candidate
+when a flow submitted it (`fsmc capture --flows`): the fields the flows changed are filled in (`type`, `select`),
+as parameters over the values submitted where they vary, as literals where they do not, and its submit button is
+clicked; a move is kept only where the query that submission sends is in the archive, so replay never asks the
+capture for a page it lacks. What cannot be imported is noted, naming the page and the form.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
+
+from fsmc import ir
+from fsmc.capture.dom import Field, Form, PageHtml
+from fsmc.capture.sitemap import Capture, Instance, Template, canonical, identifier, location
+
+PARAM = "id"
+
+
+@dataclass(eq=False)
+class Move:
+    source: Instance
+    args: tuple[str, ...]  # the candidate's parameter values
+    target: Instance
+
+
+@dataclass(eq=False)
+class Candidate:
+    source: Template
+    target: Template
+    name: str  # before it is made unique on its page
+    label: str | None
+    params: tuple[str, ...]
+    gui: tuple[ir.GuiOp, ...]
+    moves: list[Move] = field(default_factory=list)
+
+
+def quoted(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _plain(text: str) -> bool:
+    """Usable in a GUI template as it is: `{` and `}` would be read as a placeholder."""
+    return "{" not in text and "}" not in text
+
+
+# --- links ---------------------------------------------------------------------------------------------------------
+
+def _unique(page: PageHtml, href: str) -> bool:
+    """The page has one link with this href (hidden ones count: the selector would match them too), and it shows."""
+    same = [link for link in page.links if link.href == href]
+    return len(same) == 1 and not same[0].hidden
+
+
+def _family(href: str, value: str) -> str | None:
+    """The href with the slot's value as `{id}`, where the value is one segment of it, once."""
+    pattern = re.compile(r"(?<=/)" + re.escape(value) + r"(?=$|[/?#])")
+    return pattern.sub("{" + PARAM + "}", href) if len(pattern.findall(href)) == 1 else None
+
+
+def link_candidates(source: Template, of: dict[str, Template], capture: Capture) -> list[Candidate]:
+    """The links of `source`'s instances to other captured locations, one candidate per href (or href family)."""
+    found: dict[tuple[str, bool], Candidate] = {}
+    for instance in source.instances.values():
+        base = capture.origin.rstrip("/") + instance.loc
+        for link in instance.page.links:
+            absolute = urljoin(base, link.href)
+            loc = location(absolute) if absolute.startswith(capture.origin.rstrip("/") + "/") else ""
+            target = of.get(loc)
+            if target is None or loc == instance.loc or not _unique(instance.page, link.href) or not _plain(link.href):
+                continue
+            reached = target.instances[loc]
+            href, args = link.href, tuple[str, ...]()
+            if reached.slot is not None and (family := _family(link.href, reached.slot)) is not None:
+                href, args = family, (reached.slot,)
+            if (href, bool(args)) not in found:
+                click = ir.GuiOp(op="click", selector="a[href=" + quoted(href) + "]")
+                query = [w for k in target.params if k in reached.query for w in (k, reached.query[k])]
+                label = f"{target.title or target.name} {{{PARAM}}}" if args else link.text or None
+                found[href, bool(args)] = Candidate(source, target, "_".join(["open", target.name, *query]), label,
+                                                    (PARAM,) if args else (), (click,))
+            found[href, bool(args)].moves.append(Move(instance, args, reached))
+    return _best_per_target(list(found.values()))
+
+
+def _best_per_target(candidates: list[Candidate]) -> list[Candidate]:
+    """One candidate per target template and query state reached: the one with the most moves (an href family over
+    single links to its instances)."""
+    best: dict[tuple[str, tuple[tuple[str, str | None], ...]], Candidate] = {}
+    for c in sorted(candidates, key=lambda c: (-len(c.moves), c.gui[0].selector or "")):
+        queries = {tuple((v, s) for v, s in m.target.state().items() if v != c.target.var) for m in c.moves}
+        if len(queries) == 1:
+            best.setdefault((c.target.name, queries.pop()), c)
+    return sorted(best.values(), key=lambda c: (c.target.name, c.gui[0].selector or ""))
+
+
+# --- forms ---------------------------------------------------------------------------------------------------------
+
+def _count(page: PageHtml, tag: str, attrs: dict[str, str], form: int | None = None) -> list[Field]:
+    return [f for f in page.fields if f.tag == tag and all(f.attrs.get(k) == v for k, v in attrs.items())
+            and (form is None or f.form == form)]
+
+
+def _css(tag: str, attrs: dict[str, str]) -> str:
+    return tag + "".join(f"[{k}={quoted(v)}]" for k, v in attrs.items())
+
+
+def field_selector(page: PageHtml, form: int, control: Field) -> str | None:
+    """A selector that matches this one control and nothing else on the page: by its attributes (name, or a submit
+    button's type and value), within its form (by the form's action) where the page has others like it."""
+    if control.name and not control.submits:
+        attrs = {"name": control.name}
+    elif control.tag == "input" and "value" in control.attrs:
+        attrs = {"type": control.attrs.get("type", ""), "value": control.attrs["value"]}
+    elif control.name:
+        attrs = {"name": control.name}
+    else:
+        attrs = {"type": control.attrs["type"]} if "type" in control.attrs else {}
+    if not all(_plain(v) for v in attrs.values()):
+        return None
+    if _count(page, control.tag, attrs) == [control]:
+        return _css(control.tag, attrs)
+    action = page.forms[form].attrs.get("action")
+    same_action = [f for f in page.forms if f.attrs.get("action") == action]
+    if action is None or len(same_action) != 1 or _count(page, control.tag, attrs, form) != [control] or not _plain(action):
+        return None
+    return f"form[action={quoted(action)}] " + _css(control.tag, attrs)
+
+
+@dataclass
+class Submission:
+    """A form submitted from a location in a flow: the fields it changed, and where it landed."""
+
+    source: Instance
+    sent: dict[str, str]  # the query it sent
+    changed: list[str]  # the fields whose values differ from the ones the page shows
+    target: Instance
+
+
+def _submissions(instance: Instance, index: int, capture: Capture, of: dict[str, Template]) -> list[Submission]:
+    """The flows' submissions of this form: the requests to its action, shaped as it sends them, that land where a
+    flow went from this location."""
+    form = instance.page.forms[index]
+    action = urlsplit(urljoin(capture.origin.rstrip("/") + instance.loc, form.action or instance.loc)).path
+    defaults = dict(form.data())
+    sent = {f.name for f in form.fields if f.name}
+    found = []
+    for request, landing in capture.served.items():
+        path, _, query = request.partition("?")
+        pairs = dict(parse_qsl(query, keep_blank_values=True))
+        if path != action or (instance.loc, landing) not in capture.navigations or landing not in of:
+            continue
+        if set(defaults) <= set(pairs) <= sent:
+            changed = [k for k, v in pairs.items() if defaults.get(k) != v]
+            found.append(Submission(instance, pairs, changed, of[landing].instances[landing]))
+    return found
+
+
+def _form_key(instance: Instance, form: Form, capture: Capture) -> str:
+    return urlsplit(urljoin(capture.origin.rstrip("/") + instance.loc, form.action or instance.loc)).path
+
+
+def _form_of(instance: Instance, key: str, capture: Capture) -> int | None:
+    """The index of the page's first form sent to `key`, if it has one."""
+    return next((i for i, f in enumerate(instance.page.forms) if _form_key(instance, f, capture) == key), None)
+
+
+def form_candidates(source: Template, of: dict[str, Template], capture: Capture, notes: list[str]) -> list[Candidate]:
+    """The GET forms of `source` that the flows submitted, one candidate per form action."""
+    seen: dict[str, tuple[Instance, int]] = {}  # form action → where it is first seen
+    submitted: dict[str, list[Submission]] = defaultdict(list)
+    for instance in source.instances.values():
+        for index, form in enumerate(instance.page.forms):
+            key = _form_key(instance, form, capture)
+            where = f"page {source.name} ({instance.loc}): {form.describe()}"
+            if form.method != "GET":
+                _note(notes, f"{where}: only GET forms are imported (a {form.method} changes the site): left out")
+                continue
+            seen.setdefault(key, (instance, index))
+            submitted[key] += _submissions(instance, index, capture, of)
+    candidates = []
+    for key, (instance, index) in sorted(seen.items()):
+        where = f"page {source.name} ({instance.loc}): {instance.page.forms[index].describe()}"
+        if not submitted[key]:
+            _note(notes, f"{where}: no submission of it was captured (submit it in a flow, "
+                  "`fsmc capture --flows`): left out")
+            continue
+        made = _form_candidate(source, key, submitted[key], capture, of, where, notes)
+        if made is not None:
+            candidates.append(made)
+    return candidates
+
+
+def _note(notes: list[str], text: str) -> None:
+    if text not in notes:
+        notes.append(text)
+
+
+def _form_candidate(source: Template, key: str, submissions: list[Submission], capture: Capture,
+                    of: dict[str, Template], where: str, notes: list[str]) -> Candidate | None:
+    """The action filling in the fields the submissions changed and clicking submit, with every move the archive
+    answers, from every instance of `source` that shows the form."""
+    first = submissions[0].source
+    index = _form_of(first, key, capture)
+    assert index is not None, "a submission of the form came from there"
+    form = first.page.forms[index]
+    nameless = [f for f in form.fields if not f.name and not f.submits and f.tag != "button"]
+    if nameless:
+        _note(notes, f"{where}: {len(nameless)} field(s) without a name (a browser does not submit them): ignored")
+    controls = {f.name: f for f in form.fields if f.name}
+    changed = sorted({n for s in submissions for n in s.changed}, key=list(controls).index)
+    blocked = [n for n in changed if not controls[n].typed or not _plain(n)]
+    tuples = sorted({tuple(s.sent.get(n, "") for n in changed) for s in submissions})
+    if blocked or any(not _plain(v) for t in tuples for v in t):
+        _note(notes, f"{where}: its submissions change {', '.join(blocked)}, which no agent can fill in (hidden, a "
+              "checkbox or a radio button): left out" if blocked else f"{where}: a value submitted holds {{ or }}: "
+              "left out")
+        return None
+    varying = [i for i, n in enumerate(changed) if len({t[i] for t in tuples}) > 1]
+    taken: set[str] = set()
+    fill = Fill(changed, tuples, {i: identifier([changed[i]], taken) for i in varying})
+    gui = fill.gui(first.page, index)
+    moves = _form_moves(source, key, fill, gui, capture, of) if gui is not None else []
+    if not moves:
+        _note(notes, f"{where}: no button submits it, or a field has no selector that holds: left out"
+              if gui is None else f"{where}: none of its submissions is in the archive: left out")
+        return None
+    target = max({m.target.template for m in moves}, key=lambda t: (sum(m.target.template is t for m in moves), t.name))
+    submit = next((f for f in form.fields if f.submits and not f.hidden), None)
+    label = (submit.attrs.get("value") or " ".join(submit.text.split()) or "Submit") if submit else "Submit"
+    name = "submit_" + identifier([form.attrs.get("id") or form.attrs.get("name") or
+                                   (form.attrs.get("class") or "").split(" ")[0] or key], set())
+    params = tuple(fill.params.values())
+    return Candidate(source, target, name, " ".join([label, *(f"{{{p}}}" for p in params)]), params,
+                     gui or (), [m for m in moves if m.target.template is target])
+
+
+@dataclass
+class Fill:
+    """How a form action fills its form in: the fields changed, the values submitted, the parameters among them."""
+
+    changed: list[str]
+    tuples: list[tuple[str, ...]]  # each submission's values of the changed fields
+    params: dict[int, str]  # the changed fields whose values vary → their parameters
+
+    def gui(self, page: PageHtml, index: int) -> tuple[ir.GuiOp, ...] | None:
+        """Fill in the changed fields (a parameter's placeholder where it varies) and click the first submit button;
+        None where a field or the button has no selector that holds on this page."""
+        form = page.forms[index]
+        submit = next((f for f in form.fields if f.submits and not f.hidden), None)
+        controls = {f.name: f for f in form.fields if f.name}
+        ops = []
+        for i, name in enumerate(self.changed):
+            selector = field_selector(page, index, controls[name])
+            if selector is None:
+                return None
+            text = f"{{{self.params[i]}}}" if i in self.params else self.tuples[0][i]
+            ops.append(ir.GuiOp(op="select" if controls[name].tag == "select" else "type", selector=selector, text=text))
+        button = field_selector(page, index, submit) if submit is not None else None
+        return (*ops, ir.GuiOp(op="click", selector=button)) if button else None
+
+    def args(self, values: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(values[i] for i in self.params)
+
+
+def _form_moves(source: Template, key: str, fill: Fill, gui: tuple[ir.GuiOp, ...], capture: Capture,
+                of: dict[str, Template]) -> list[Move]:
+    """Every instance of `source` whose form the same procedure fills in, with every tuple submitted: a move where
+    the flows went from that instance to where the archive answers the query the form then sends."""
+    moves = []
+    for instance in source.instances.values():
+        index = _form_of(instance, key, capture)
+        if index is None or instance.page.forms[index].method != "GET" or fill.gui(instance.page, index) != gui:
+            continue
+        form = instance.page.forms[index]
+        for values in fill.tuples:
+            query = urlencode(form.data(dict(zip(fill.changed, values, strict=True))))
+            landing = capture.served.get(canonical(f"{key}?{query}" if query else key))
+            if landing is not None and landing in of and (instance.loc, landing) in capture.navigations:
+                moves.append(Move(instance, fill.args(values), of[landing].instances[landing]))
+    return moves
+
+
+__all__ = ["PARAM", "Candidate", "Move", "field_selector", "form_candidates", "link_candidates", "quoted"]

@@ -34,13 +34,13 @@ class TooManyEpisodes(RuntimeError):
 @dataclass
 class Site:
     """A built site and the tasks of its enumerate output; or, with `backend`, what to act on instead; or, with
-    `declares`, the backend the spec of that enumerate output declares (made in the pool's Chromium)."""
+    `on_declared`, the backend the tasks' spec declares (made in the pool's Chromium)."""
 
     name: str
     dist: Path | None
     tasks: TaskSet
     backend: Backend | None = None
-    declares: Path | None = None
+    on_declared: bool = False
 
     @classmethod
     def load(cls, dist: str | Path, out: str | Path, *, spec: str | Path | None = None, name: str | None = None) -> Site:
@@ -51,24 +51,25 @@ class Site:
         return cls(name or tasks.site, found, tasks)
 
     @classmethod
-    def declared(cls, out: str | Path, *, name: str | None = None, tasks: TaskSet | None = None) -> Site:
+    def declared(cls, out: str | Path, *, spec: str | Path | None = None, name: str | None = None,
+                tasks: TaskSet | None = None) -> Site:
         """The backend OUT's spec declares (a capture, a cloned application) and the tasks of OUT. Its declaration is
         read now (InputError, BackendError: a sidecar or capture that is missing or wrong); it starts in the pool."""
-        from fsmc.replay import declared_backend
+        from fsmc.replay import spec_backend
 
-        tasks = tasks or TaskSet(out)
+        tasks = tasks or TaskSet(out, spec=spec)
         if not tasks.machine.spec.backends:
             raise ValueError(f"the spec of {out} declares no backend: name its built site")
-        declared_backend(Path(out), JPEG)
-        return cls(name or tasks.site, None, tasks, declares=Path(out))
+        spec_backend(tasks.machine.spec, JPEG)
+        return cls(name or tasks.site, None, tasks, on_declared=True)
 
     @classmethod
     def find(cls, out: str | Path, dist: str | Path | None, default_dist: str | Path, *, spec: str | Path | None = None,
              name: str | None = None) -> Site:
         """The site the CLI means: the built site `dist` if named; else the backend OUT's spec declares, if it
         declares one (as `fsmc replay` without --site); else the built site at `default_dist`."""
-        if dist is None and spec is None and (Path(out) / "manifest.json").is_file():
-            tasks = TaskSet(out)
+        if dist is None and (Path(out) / "manifest.json").is_file():
+            tasks = TaskSet(out, spec=spec)
             if tasks.machine.spec.backends:
                 return cls.declared(out, name=name, tasks=tasks)
         return cls.load(dist or default_dist, out, spec=spec, name=name)
@@ -76,10 +77,10 @@ class Site:
     def make_backend(self, image: ImageFormat, chromium: Chromium) -> Backend:
         if self.backend is not None:
             return self.backend
-        if self.declares is not None:
-            from fsmc.replay import declared_backend
+        if self.on_declared:
+            from fsmc.replay import spec_backend
 
-            return declared_backend(self.declares, image, chromium)
+            return spec_backend(self.tasks.machine.spec, image, chromium)
         assert self.dist is not None, f"the site {self.name} has neither a built site nor a backend"
         return GeneratedSite(self.dist, image=image, chromium=chromium)
 

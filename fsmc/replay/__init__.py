@@ -23,7 +23,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fsmc import __version__
+from fsmc import __version__, ir
 from fsmc.atomic import write_atomic
 from fsmc.backends import IMAGE_FORMATS, REASONS, Backend, BackendError, GeneratedSite, ImageFormat
 from fsmc.browser import Chromium, find_dist
@@ -41,11 +41,8 @@ def _dist(site: str | Path) -> Path:
     return dist
 
 
-def declared_backend(out_dir: Path, image: ImageFormat, chromium: Chromium | None = None) -> Backend:
-    """The backend the spec OUT was enumerated from declares (replay without a site); in `chromium` if given (else
-    one of its own)."""
-    from fsmc.backends.cloned import ClonedApp
-    from fsmc.backends.sidecar import declared_path
+def declared_backend(out_dir: Path, image: ImageFormat) -> Backend:
+    """The backend the spec OUT was enumerated from declares (replay without a site)."""
     from fsmc.diagnostics import SpecError
     from fsmc.enumerate.verify import VerifyError, load_checked_spec
 
@@ -60,6 +57,14 @@ def declared_backend(out_dir: Path, image: ImageFormat, chromium: Chromium | Non
                          + "; ".join(str(d.message) for d in err.diagnostics[:3])) from None
     if not spec.backends:
         raise InputError(f"{path} declares no backend: name the built site with --site")
+    return spec_backend(spec, image)
+
+
+def spec_backend(spec: ir.Spec, image: ImageFormat, chromium: Chromium | None = None) -> Backend:
+    """The backend `spec` declares (a capture, a cloned application), in `chromium` if given (else one of its own)."""
+    from fsmc.backends.cloned import ClonedApp
+    from fsmc.backends.sidecar import declared_path
+
     declared = spec.backends[0]
     if declared.kind == "capture":
         from fsmc.backends.captured_spec import CapturedSpec
@@ -68,7 +73,7 @@ def declared_backend(out_dir: Path, image: ImageFormat, chromium: Chromium | Non
         try:
             return CapturedSpec(declared_path(declared), spec, image=image, chromium=chromium)
         except CaptureError as err:
-            raise InputError(f"{path}: {err}") from None
+            raise InputError(f"{declared.span.file}: {err}") from None
     return ClonedApp(declared_path(declared), spec, image=image, chromium=chromium)
 
 
@@ -143,4 +148,4 @@ def replay(out_dir: str | Path, site: str | Path | None, data_dir: str | Path, *
     return summary, replayer.stats
 
 
-__all__ = ["BackendError", "InputError", "Replayer", "Stats", "declared_backend", "replay", "summarise"]
+__all__ = ["BackendError", "InputError", "Replayer", "Stats", "declared_backend", "replay", "spec_backend", "summarise"]

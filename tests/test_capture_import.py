@@ -209,6 +209,7 @@ def test_an_existing_spec_is_replaced_only_with_force(imported: Path, work: tupl
     assert "already exists" in capsys.readouterr().err and imported.read_bytes() == before
     assert main(["import", str(work[0] / "captures" / "zoo"), "-o", str(imported), "--force"]) == 0
     assert imported.read_bytes() == before  # the same capture gives the same draft
+    assert "  note: page zoo (/zoo): form.sql (GET /zoo): no submission of it was captured" in capsys.readouterr().out
 
 
 def test_id_like_segments_are_slots_and_hidden_links_are_marked() -> None:
@@ -250,11 +251,11 @@ SEARCH = """<title>Search</title><a href="/">home</a>
 </select><input placeholder="nameless"><input type="submit" value="Go"></form>"""
 
 
-def _site(pages: dict[str, str], submitted: dict[str, str]) -> Capture:
+def _site(pages: dict[str, str], submitted: dict[str, str], source: str | None = None) -> Capture:
     """A capture of `pages` (location → HTML) whose flows submitted `submitted` (request → where it landed), each
-    from the location before its query."""
+    from `source` (by default the request's path)."""
     served = {canonical(loc): loc for loc in pages} | {canonical(r): landing for r, landing in submitted.items()}
-    flows = {(r.partition("?")[0], landing) for r, landing in submitted.items()}
+    flows = {(source or r.partition("?")[0], landing) for r, landing in submitted.items()}
     return Capture("shop", "http://127.0.0.1:9", "/", pages, served, flows)
 
 
@@ -289,3 +290,17 @@ def test_what_cannot_be_imported_is_noted_naming_the_page_and_the_form() -> None
         "page list (/list): form (GET /list): its submissions change all, which no agent can fill in (hidden, a "
         "checkbox or a radio button): left out"]
     assert "submit_" not in to_fsm(made.spec) and made.comments().startswith("# Notes from fsmc import")
+
+
+def test_query_parameters_that_vary_are_variables_and_a_form_without_a_button_is_submitted_by_enter() -> None:
+    box = '<title>Find</title><form action="/find"><input type="search" name="q"><input type="hidden" name="v" value="2">'
+    pages = {"/": '<title>Home</title><a href="/find?v=2">find</a>', "/find?v=2": box,
+             "/find?v=2&q=wool": box.replace("Find", "Wool"), "/find?v=2&q=silk": box.replace("Find", "Silk"),
+             "/find?q=a&q=b": box}
+    made = draft(_site(pages, {"/find?q=wool&v=2": "/find?v=2&q=wool", "/find?q=silk&v=2": "/find?v=2&q=silk"},
+                       "/find?v=2"), "../captures/shop")
+    text = to_fsm(made.spec)
+    assert 'var find_q: {"silk", "wool"}? = none' in text and "find_v" not in text  # v never varies: no variable
+    assert r'press "input[name=\"q\"]" "Enter"' in text and "find_q := q" in text
+    assert made.notes == ["/find?q=a&q=b: a query parameter given twice (the state reads one value of each): left out"]
+    assert 'find_q = "url:param/q"' in made.extract_toml()

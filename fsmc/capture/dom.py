@@ -52,6 +52,12 @@ class Field:
                                                     (self.attrs.get("type") or "submit").lower() == "submit")
 
     @property
+    def blocks_enter(self) -> bool:
+        """A single-line text input: Enter in it submits a form that has no submit button and no other such input
+        (HTML's implicit submission)."""
+        return self.tag == "input" and self.kind in TEXT_KINDS - {"color", "range"}
+
+    @property
     def typed(self) -> bool:
         """An agent can fill it in: a text-like input, a textarea or a select, shown and enabled."""
         return (self.kind in TEXT_KINDS or self.tag in ("textarea", "select")) and not self.hidden \

@@ -14,11 +14,11 @@ Actions come from the moves the capture shows (`fsmc.capture.moves`): a link sho
 another captured location, is a navigation action clicking `a[href="..."]` (an attribute of the link, never its
 position); the links to one template's instances make one action with a parameter over the values seen. A GET form
 that a flow submitted (`fsmc capture --flows`) is an action that types and selects the fields the flows changed
-(parameters over the values submitted, literals where they never vary) and clicks its submit button. An action is
-enabled (`require`) only in the states, and with the parameter values, where the capture shows its move, and sets
-the state of the location reached: the page's own variables for a move within a page, a carry slot of the page it
-leaves (read as its `default` there) for a move to another page. Replay therefore asks the capture only for pages
-it holds. Pages the entry cannot reach are left out; forms that cannot be imported (a POST, one never submitted in
+(parameters over the values submitted, literals where they never vary) and clicks its submit button (or presses
+Enter in its one text input). An action is enabled (`require`) only in the states, and with the parameter values,
+where the capture shows its move, and sets the state of the location reached: the page's own variables for a move
+within a page, a carry slot of the page it leaves (read as its `default` there) for a move to another page. Replay
+therefore asks the capture only for pages it holds. Pages the entry cannot reach are left out; forms that cannot be imported (a POST, one never submitted in
 a flow, a field no agent can fill in) are listed in comments at the top of the draft. The spec is built as IR and
 printed by `fsmc.printer`, so it is always well-formed; both files are written only once the draft passes the
 checks.

@@ -6,7 +6,7 @@ A link is a candidate where it is shown and unique, leading to a captured locati
 template's instances (`a[href="/zoo/animals/{id}"]`) is one candidate with a parameter. A GET form is a candidate
 when a flow submitted it (`fsmc capture --flows`): the fields the flows changed are filled in (`type`, `select`),
 as parameters over the values submitted where they vary, as literals where they do not, and its submit button is
-clicked; a move is kept only where the query that submission sends is in the archive, so replay never asks the
+clicked (Enter is pressed in its one text input where it has none); a move is kept only where the query that submission sends is in the archive, so replay never asks the
 capture for a page it lacks. What cannot be imported is noted, naming the page and the form.
 """
 
@@ -251,10 +251,10 @@ class Fill:
     params: dict[int, str]  # the changed fields whose values vary → their parameters
 
     def gui(self, page: PageHtml, index: int) -> tuple[ir.GuiOp, ...] | None:
-        """Fill in the changed fields (a parameter's placeholder where it varies) and click the first submit button;
-        None where a field or the button has no selector that holds on this page."""
+        """Fill in the changed fields (a parameter's placeholder where it varies) and submit: click the first submit
+        button, or press Enter in the form's one text input where it has none; None where a field or the button has
+        no selector that holds on this page."""
         form = page.forms[index]
-        submit = next((f for f in form.fields if f.submits and not f.hidden), None)
         controls = {f.name: f for f in form.fields if f.name}
         ops = []
         for i, name in enumerate(self.changed):
@@ -263,11 +263,23 @@ class Fill:
                 return None
             text = f"{{{self.params[i]}}}" if i in self.params else self.tuples[0][i]
             ops.append(ir.GuiOp(op="select" if controls[name].tag == "select" else "type", selector=selector, text=text))
-        button = field_selector(page, index, submit) if submit is not None else None
-        return (*ops, ir.GuiOp(op="click", selector=button)) if button else None
+        submit = _submit(page, index)
+        return (*ops, submit) if submit is not None else None
 
     def args(self, values: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(values[i] for i in self.params)
+
+
+def _submit(page: PageHtml, index: int) -> ir.GuiOp | None:
+    """How the form is submitted: its first submit button clicked, or Enter in its one single-line text input."""
+    form = page.forms[index]
+    button = next((f for f in form.fields if f.submits), None)
+    if button is not None:
+        selector = field_selector(page, index, button) if not button.hidden else None
+        return ir.GuiOp(op="click", selector=selector) if selector else None
+    lines = [f for f in form.fields if f.blocks_enter]
+    selector = field_selector(page, index, lines[0]) if len(lines) == 1 and not lines[0].hidden else None
+    return ir.GuiOp(op="press", selector=selector, text="Enter") if selector else None
 
 
 def _form_moves(source: Template, key: str, fill: Fill, gui: tuple[ir.GuiOp, ...], capture: Capture,

@@ -21,7 +21,7 @@ absent), read off the URL too. A link shown and unique on a captured page, to an
 becomes an action clicking a[href="..."], enabled where the capture shows it; the links to a template's
 instances make one action with a parameter over the values seen. A GET form that a flow submitted
 (fsmc capture --flows FLOWS.json) becomes an action that types and selects the fields the flows changed
-(parameters over the values submitted) and clicks its submit button; forms it cannot import (a POST, one
+(parameters over the values submitted) and clicks its submit button (or presses Enter); forms it cannot import (a POST, one
 no flow submitted) are listed in comments at the top of the draft, and printed. The spec declares `backend capture "FOLDER"`; the extractors that read its state go to FOLDER/extract.toml
 (see docs/language.md, Backends). Both files are written only when the draft passes the checks; an existing
 one is replaced only with --force. Exit 0 on success, 2 for a folder that is no readable capture or a file

@@ -251,9 +251,8 @@ class Draft:
             if page.vars:
                 lines += ["", f"[state.{page.name}]"]
                 t = by_name[page.name]
-                own = {param: var for param, var in t.params.items()}
                 read = {t.var: f"url:path/{t.slot}"} if t.var else {}
-                read |= {var: f"url:param/{param}" for param, var in own.items()}
+                read |= {var: f"url:param/{param}" for param, var in t.params.items()}
                 lines += [f"{v.name} = " + json.dumps(read.get(v.name, "default")) for v in page.vars]
         return "\n".join(lines) + "\n"
 
@@ -265,46 +264,52 @@ class Draft:
                         *(f"#   {note}\n" for note in self.notes), "\n"])
 
 
-def _page(t: Template, candidates: list[Candidate], notes: list[str]) -> tuple[ir.Page, list[Candidate]]:
-    taken: set[str] = set(t.vars())
-    actions, kept, slots = [], [], dict[str, ir.Var]()
+def _statable(t: Template, candidates: list[Candidate], notes: list[str]) -> list[Candidate]:
+    """The candidates that change the state and whose effects one action can state (the others noted)."""
+    kept = []
     for c in candidates:
         if not _moves(c):
             continue
-        action = _action(c, identifier([c.name], taken))
-        if action is None:
+        if _action(c, c.name) is None:
             notes.append(f"page {t.name}: {c.name} ({c.gui[-1].op} {c.gui[-1].selector}) leads to states that one "
                          "action's effects cannot state (they depend on more than one of its fields): left out")
             continue
-        actions.append(action)
         kept.append(c)
+    return kept
+
+
+def _page(t: Template, candidates: list[Candidate]) -> ir.Page:
+    """The page of a template: its own variables, the carry slots its actions set, its actions."""
+    taken: set[str] = set(t.vars())
+    actions = [a for c in candidates if (a := _action(c, identifier([c.name], taken))) is not None]
+    slots: dict[str, ir.Var] = {}
+    for action, c in zip(actions, candidates, strict=True):
         slots |= {var: _declare(c.target, var) for var in action.carry if var not in slots}
     own = [_declare(t, var) for var in t.vars()]
-    return ir.Page(name=t.name, title=t.title or None, vars=(*own, *slots.values()), actions=tuple(actions)), kept
+    return ir.Page(name=t.name, title=t.title or None, vars=(*own, *slots.values()), actions=tuple(actions))
 
 
 def draft(capture: Capture, backend: str) -> Draft:
     """The draft spec of a capture, declaring `backend capture "BACKEND"` (the capture, relative to the spec)."""
     notes: list[str] = []
     of = templates(capture, notes)
-    every = list(dict.fromkeys(of.values()))
     if capture.start not in of:
         raise CaptureError(f"{capture.start}: the start page gives a query parameter twice: nothing to start the "
                            "draft from", unreadable=True)
-    found = {t.name: link_candidates(t, of, capture) + form_candidates(t, of, capture, notes) for t in every}
+    every = list(dict.fromkeys(of.values()))
+    found = {t.name: _statable(t, link_candidates(t, of, capture) + form_candidates(t, of, capture, notes), notes)
+             for t in every}
     entry = of[capture.start]
     keep = _reachable(entry, found)
-    kept_templates = [t for t in every if t.name in keep]
-    pages, candidates = [], []
-    for t in kept_templates:
-        page, made = _page(t, [c for c in found[t.name] if c.target.name in keep], notes)
-        pages.append(page)
-        candidates += made
+    kept = [t for t in every if t.name in keep]
+    candidates = {t.name: [c for c in found[t.name] if c.target.name in keep] for t in kept}
     taken: set[str] = set()
-    tasks = tuple(task for t in kept_templates for task in _tasks(t, t is entry, taken))
+    tasks = tuple(task for t in kept for task in _tasks(t, t is entry, taken))
     site = ir.Site(name=identifier([capture.name], set()), title=entry.title or None, entry=entry.name)
-    spec = ir.Spec(site=site, backends=(ir.Backend(kind="capture", source=backend),), pages=tuple(pages), tasks=tasks)
-    return Draft(spec, kept_templates, candidates, sorted(p for p, t in of.items() if t.name not in keep), notes)
+    spec = ir.Spec(site=site, backends=(ir.Backend(kind="capture", source=backend),),
+                   pages=tuple(_page(t, candidates[t.name]) for t in kept), tasks=tasks)
+    return Draft(spec, kept, [c for t in kept for c in candidates[t.name]],
+                 sorted(p for p, t in of.items() if t.name not in keep), notes)
 
 
 def import_capture(capture_dir: str | Path, spec_path: str | Path, *, force: bool = False) -> Draft:

@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 from fsmc.capture.dom import PageHtml, read_page
 from fsmc.capture.folder import CaptureError, CaptureFolder
+from fsmc.capture.routes import Recording
 from fsmc.frontend.keywords import RESERVED
 
 _ID = re.compile(r"^(\d+|[0-9a-fA-F]{8,}|[0-9a-fA-F-]{36})$")
@@ -62,40 +63,50 @@ def _flow_navigations(flows: list[dict[str, Any]], origin: str) -> set[tuple[str
     return moves
 
 
-def read_capture(path: Path) -> Capture:
-    folder = CaptureFolder(path)
-    recording, origin = folder.recording, folder.origin.rstrip("/")
+def _landing(recording: Recording, origin: str, url: str) -> tuple[str, str] | None:
+    """Where a GET of `url` lands in the archive, redirects followed within the origin: its location and its HTML
+    (None for anything else: a miss, an error, not HTML)."""
+    for _ in range(_REDIRECTS):
+        x = recording.answer(recording.key("GET", url, None), 0)
+        target = next((v for k, v in x.headers if k.lower() == "location"), None) if x else None
+        if x is None or not (x.status == 200 or (300 <= x.status < 400 and target)):
+            return None
+        if x.status == 200:
+            return (location(url), x.body.decode("utf-8", errors="replace")) if "html" in x.content_type else None
+        url = urljoin(url, target)
+        if not url.startswith(origin + "/"):
+            return None
+    return None
 
-    def answer(url: str) -> tuple[str, str] | None:  # the location a GET of `url` lands on, and its HTML
-        for _ in range(_REDIRECTS):
-            x = recording.answer(recording.key("GET", url, None), 0)
-            target = next((v for k, v in x.headers if k.lower() == "location"), None) if x else None
-            if x is None or not (x.status == 200 or (300 <= x.status < 400 and target)):
-                return None
-            if x.status == 200:
-                html = "html" in x.content_type
-                return (location(url), x.body.decode("utf-8", errors="replace")) if html else None
-            url = urljoin(url, target)
-            if not url.startswith(origin + "/"):
-                return None
-        return None
 
+def _served(recording: Recording, origin: str) -> tuple[dict[str, str], dict[str, str]]:
+    """Every HTML page the archive answers a GET with, by location; and where each GET it holds lands, by the
+    request's canonical location."""
     html: dict[str, str] = {}
     served: dict[str, str] = {}
     for versions in recording.by_key.values():
         x = versions[0][1]
-        if x.method.upper() == "GET" and x.url.startswith(origin + "/"):
-            landed = answer(x.url)
-            if landed is not None:
-                served[canonical(location(x.url))] = landed[0]
-                html[landed[0]] = landed[1]
+        landed = _landing(recording, origin, x.url) if x.method.upper() == "GET" and x.url.startswith(origin + "/") \
+            else None
+        if landed is not None:
+            served[canonical(location(x.url))] = landed[0]
+            html[landed[0]] = landed[1]
+    return html, served
+
+
+def read_capture(path: Path) -> Capture:
+    """The capture's pages (those the crawl captured and those its flows went to), what its archive answers, and
+    where its flows went."""
+    folder = CaptureFolder(path)
+    origin = folder.origin.rstrip("/")
+    html, served = _served(folder.recording, origin)
     try:
         navigations = _flow_navigations(folder.manifest.get("flows") or [], origin)
+        start = location(folder.manifest["start"])
     except (KeyError, TypeError, AttributeError):
-        raise CaptureError(f"{path}/manifest.json: its flows are not what `fsmc capture --flows` writes",
+        raise CaptureError(f"{path}/manifest.json: its start or its flows are not what `fsmc capture` writes",
                            unreadable=True) from None
     captured = {location(p.url) for p in folder.pages if p.status == 200} | {loc for n in navigations for loc in n}
-    start = location(folder.manifest["start"])
     html = {loc: text for loc, text in html.items() if loc in captured}
     if start not in html:
         raise CaptureError(f"{path}: its start page {folder.manifest['start']} is not a captured HTML page: nothing "

@@ -306,3 +306,13 @@ def test_query_parameters_that_vary_are_variables_and_a_form_without_a_button_is
     assert r'press "input[name=\"q\"]" "Enter"' in text and "find_q := q" in text
     assert made.notes == ["/find?q=a&q=b: a query parameter given twice (the state reads one value of each): left out"]
     assert 'find_q = "url:param/q"' in made.extract_toml()
+
+
+def test_a_link_that_redirects_leads_where_it_lands_and_locations_no_move_reaches_get_no_task() -> None:
+    pages = {"/": '<title>Home</title><a href="/go">go</a>', "/list?x=2": '<title>Two</title><a href="/">home</a>',
+             "/list?x=3": "<title>Three</title>"}
+    made = draft(_site(pages, {"/go": "/list?x=2"}), "../captures/shop")  # /go answers with a redirect there
+    text = to_fsm(made.spec)
+    assert 'action open_list_x_2 "go"' in text and r'click "a[href=\"/go\"]"' in text
+    assert 'list_x := "2"' in text and "goto list carry list_x" in text
+    assert [t.name for t in made.spec.tasks] == ["reach_list", "reach_list_x_2"] and made.left_out == ["/list?x=3"]

@@ -18,10 +18,10 @@ that a flow submitted (`fsmc capture --flows`) is an action that types and selec
 Enter in its one text input). An action is enabled (`require`) only in the states, and with the parameter values,
 where the capture shows its move, and sets the state of the location reached: the page's own variables for a move
 within a page, a carry slot of the page it leaves (read as its `default` there) for a move to another page. Replay
-therefore asks the capture only for pages it holds. Pages the entry cannot reach are left out; forms that cannot be imported (a POST, one never submitted in
-a flow, a field no agent can fill in) are listed in comments at the top of the draft. The spec is built as IR and
-printed by `fsmc.printer`, so it is always well-formed; both files are written only once the draft passes the
-checks.
+therefore asks the capture only for pages it holds. Locations no move from the start page reaches are left out (no
+task asks for them); forms that cannot be imported (a POST, one never submitted in a flow, a field no agent can fill
+in) are listed in comments at the top of the draft. The spec is built as IR and printed by `fsmc.printer`, so it is
+always well-formed; both files are written only once the draft passes the checks.
 """
 
 from __future__ import annotations
@@ -192,18 +192,19 @@ def _query(instance: Instance) -> list[tuple[str, str]]:
     return [(k, instance.query[k]) for k in instance.template.params if k in instance.query]
 
 
-def _tasks(t: Template, entry: bool, taken: set[str]) -> list[ir.Task]:
-    """Reach the page; for a slotted page, each of its captured slot values; for a query page, each query seen."""
+def _tasks(t: Template, entry: bool, reached: set[Instance], taken: set[str]) -> list[ir.Task]:
+    """Reach the page; for a slotted page, each of its slot values reached; for a query page, each query reached."""
     title = json.dumps(t.title or t.name)
     tasks = []
     if t.var is None and not entry:
         tasks.append(ir.Task(name=identifier(["reach", t.name], taken), page=t.name, goal=ir.Lit(value=True),
                              instruction=f"Open the page {title}."))
-    var = t.var
+    var, mine = t.var, [i for i in t.instances.values() if i in reached]
     if var is not None:
+        slots = {i.slot for i in mine}
         tasks += [ir.Task(name=identifier(["reach", t.name, v], taken), page=t.name, goal=_is(var, v),
-                          instruction=f"Open the page {title} of {v}.") for v in t.values(var)]
-    return tasks + [_query_task(i, taken) for i in t.instances.values() if _query(i)]
+                          instruction=f"Open the page {title} of {v}.") for v in t.values(var) if v in slots]
+    return tasks + [_query_task(i, taken) for i in mine if _query(i)]
 
 
 def _query_task(instance: Instance, taken: set[str]) -> ir.Task:
@@ -219,13 +220,16 @@ def _query_task(instance: Instance, taken: set[str]) -> ir.Task:
                    instruction=f"Open the page {json.dumps(title)}{shown}.")
 
 
-def _reachable(entry: Template, actions: dict[str, list[Candidate]]) -> set[str]:
-    seen, todo = {entry.name}, [entry]
+def _reachable(start: Instance, found: dict[str, list[Candidate]]) -> set[Instance]:
+    """The captured locations the start's moves lead to, move after move."""
+    seen, todo = {start}, [start]
     while todo:
-        for c in actions.get(todo.pop().name, []):
-            if c.target.name not in seen:
-                seen.add(c.target.name)
-                todo.append(c.target)
+        here = todo.pop()
+        for c in found[here.template.name]:
+            for m in c.moves:
+                if m.source is here and m.target not in seen:
+                    seen.add(m.target)
+                    todo.append(m.target)
     return seen
 
 
@@ -236,7 +240,7 @@ class Draft:
     spec: ir.Spec
     templates: list[Template]
     candidates: list[Candidate]
-    left_out: list[str]  # captured locations no page of the draft shows (the entry reaches no link to them)
+    left_out: list[str]  # captured locations no move from the start leads to
     notes: list[str]  # what the importer could not import (forms, pages), for the user to refine
 
     def extract_toml(self) -> str:
@@ -300,16 +304,17 @@ def draft(capture: Capture, backend: str) -> Draft:
     found = {t.name: _statable(t, link_candidates(t, of, capture) + form_candidates(t, of, capture, notes), notes)
              for t in every}
     entry = of[capture.start]
-    keep = _reachable(entry, found)
+    reached = _reachable(entry.instances[capture.start], found)
+    keep = {i.template.name for i in reached}
     kept = [t for t in every if t.name in keep]
     candidates = {t.name: [c for c in found[t.name] if c.target.name in keep] for t in kept}
     taken: set[str] = set()
-    tasks = tuple(task for t in kept for task in _tasks(t, t is entry, taken))
+    tasks = tuple(task for t in kept for task in _tasks(t, t is entry, reached, taken))
     site = ir.Site(name=identifier([capture.name], set()), title=entry.title or None, entry=entry.name)
     spec = ir.Spec(site=site, backends=(ir.Backend(kind="capture", source=backend),),
                    pages=tuple(_page(t, candidates[t.name]) for t in kept), tasks=tasks)
     return Draft(spec, kept, [c for t in kept for c in candidates[t.name]],
-                 sorted(p for p, t in of.items() if t.name not in keep), notes)
+                 sorted(p for p, t in of.items() if t.instances[p] not in reached), notes)
 
 
 def import_capture(capture_dir: str | Path, spec_path: str | Path, *, force: bool = False) -> Draft:

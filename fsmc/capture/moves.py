@@ -73,6 +73,7 @@ def link_candidates(source: Template, of: dict[str, Template], capture: Capture)
         for link in instance.page.links:
             absolute = urljoin(base, link.href)
             loc = location(absolute) if absolute.startswith(capture.origin.rstrip("/") + "/") else ""
+            loc = capture.served.get(canonical(loc), loc) if loc else ""  # where it lands, redirects followed
             target = of.get(loc)
             if target is None or loc == instance.loc or not _unique(instance.page, link.href) or not _plain(link.href):
                 continue
@@ -176,15 +177,17 @@ def form_candidates(source: Template, of: dict[str, Template], capture: Capture,
     """The GET forms of `source` that the flows submitted, one candidate per form action."""
     seen: dict[str, tuple[Instance, int]] = {}  # form action → where it is first seen
     submitted: dict[str, list[Submission]] = defaultdict(list)
+    posted: set[str] = set()
     for instance in source.instances.values():
         for index, form in enumerate(instance.page.forms):
             key = _form_key(instance, form, capture)
-            where = f"page {source.name} ({instance.loc}): {form.describe()}"
-            if form.method != "GET":
-                _note(notes, f"{where}: only GET forms are imported (a {form.method} changes the site): left out")
-                continue
-            seen.setdefault(key, (instance, index))
-            submitted[key] += _submissions(instance, index, capture, of)
+            if form.method != "GET" and key not in posted:
+                posted.add(key)
+                _note(notes, f"page {source.name} ({instance.loc}): {form.describe()}: only GET forms are imported "
+                      f"(a {form.method} changes the site): left out")
+            elif form.method == "GET":
+                seen.setdefault(key, (instance, index))
+                submitted[key] += _submissions(instance, index, capture, of)
     candidates = []
     for key, (instance, index) in sorted(seen.items()):
         where = f"page {source.name} ({instance.loc}): {instance.page.forms[index].describe()}"

@@ -50,7 +50,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"{args.out}: {len(made.spec.pages)} pages, {actions} actions, {len(made.spec.tasks)} tasks "
           f"(extractors in {args.capture}/extract.toml)")
     if made.left_out:
-        print(f"  left out (no link to them from the entry's pages): {', '.join(made.left_out)}")
+        print(f"  left out (no move from the start page leads there): {', '.join(made.left_out)}")
     for note in made.notes:
         print(f"  note: {note}")
     return EXIT_OK

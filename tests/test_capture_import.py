@@ -316,3 +316,19 @@ def test_a_link_that_redirects_leads_where_it_lands_and_locations_no_move_reache
     assert 'action open_list_x_2 "go"' in text and r'click "a[href=\"/go\"]"' in text
     assert 'list_x := "2"' in text and "goto list carry list_x" in text
     assert [t.name for t in made.spec.tasks] == ["reach_list", "reach_list_x_2"] and made.left_out == ["/list?x=3"]
+
+
+def test_a_form_submitted_for_a_search_and_for_a_filter_is_one_action_each_filling_in_both() -> None:
+    result = '<title>Results</title><a href="/">home</a>'
+    pages = {"/": '<title>Home</title><a href="/search">search</a>', "/search": SEARCH,
+             "/search?q=wool&kind=all": result, "/search?q=silk&kind=all": result, "/search?kind=books": result}
+    submitted = {"/search?q=wool&kind=all": "/search?q=wool&kind=all", "/search?q=silk&kind=all":
+                 "/search?q=silk&kind=all", "/search?q=&kind=books": "/search?kind=books"}  # an empty search dropped
+    made = draft(_site(pages, submitted), "../captures/shop")  # so no one action states where q = "" leads
+    text = to_fsm(made.spec)
+    by_q = text[text.index("action submit_find_q(q: {\"silk\", \"wool\"})"):]
+    assert by_q.index(r'type "input[name=\"q\"]" "{q}"') < by_q.index(r'select "select[name=\"kind\"]" "all"') < \
+        by_q.index("click")  # the filter put back as the page shows it: no two actions do the same
+    by_kind = text[text.index('action submit_find_kind "Go"'):]
+    assert by_kind.index(r'type "input[name=\"q\"]" ""') < by_kind.index(r'select "select[name=\"kind\"]" "books"')
+    assert 'search_kind := "books"' in by_kind and "search_q := q" in by_q

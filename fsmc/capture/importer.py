@@ -15,7 +15,8 @@ another captured location, is a navigation action clicking `a[href="..."]` (an a
 position); the links to one template's instances make one action with a parameter over the values seen. A GET form
 that a flow submitted (`fsmc capture --flows`) is an action that types and selects the fields the flows changed
 (parameters over the values submitted, literals where they never vary) and clicks its submit button (or presses
-Enter in its one text input). An action is enabled (`require`) only in the states, and with the parameter values,
+Enter in its one text input); one per set of fields its submissions change where one action cannot state where they
+lead (a search box and a filter in one form). An action is enabled (`require`) only in the states, and with the parameter values,
 where the capture shows its move, and sets the state of the location reached: the page's own variables for a move
 within a page, a carry slot of the page it leaves (read as its `default` there) for a move to another page. Replay
 therefore asks the capture only for pages it holds. Locations no move from the start page reaches are left out (no
@@ -269,16 +270,19 @@ class Draft:
 
 
 def _statable(t: Template, candidates: list[Candidate], notes: list[str]) -> list[Candidate]:
-    """The candidates that change the state and whose effects one action can state (the others noted)."""
+    """The candidates that change the state and whose effects one action can state (in place of a form's that cannot,
+    its split; the others noted)."""
     kept = []
     for c in candidates:
         if not _moves(c):
             continue
-        if _action(c, c.name) is None:
+        if _action(c, c.name) is not None:
+            kept.append(c)
+        elif c.split:  # a form: one action per set of fields its submissions change
+            kept += _statable(t, c.split, notes)
+        else:
             notes.append(f"page {t.name}: {c.name} ({c.gui[-1].op} {c.gui[-1].selector}) leads to states that one "
                          "action's effects cannot state (they depend on more than one of its fields): left out")
-            continue
-        kept.append(c)
     return kept
 
 

@@ -40,6 +40,7 @@ class Candidate:
     params: tuple[str, ...]
     gui: tuple[ir.GuiOp, ...]
     moves: list[Move] = field(default_factory=list)
+    split: list[Candidate] = field(default_factory=list)  # in its place where one action cannot state its effects
 
 
 def quoted(text: str) -> str:
@@ -195,9 +196,7 @@ def form_candidates(source: Template, of: dict[str, Template], capture: Capture,
             _note(notes, f"{where}: no submission of it was captured (submit it in a flow, "
                   "`fsmc capture --flows`): left out")
             continue
-        made = _form_candidate(source, key, submitted[key], capture, of, where, notes)
-        if made is not None:
-            candidates.append(made)
+        candidates += _form_candidates(source, key, submitted[key], capture, of, where, notes)
     return candidates
 
 
@@ -206,10 +205,12 @@ def _note(notes: list[str], text: str) -> None:
         notes.append(text)
 
 
-def _form_candidate(source: Template, key: str, submissions: list[Submission], capture: Capture,
-                    of: dict[str, Template], where: str, notes: list[str]) -> Candidate | None:
-    """The action filling in the fields the submissions changed and clicking submit, with every move the archive
-    answers, from every instance of `source` that shows the form."""
+def _form_candidates(source: Template, key: str, submissions: list[Submission], capture: Capture,
+                     of: dict[str, Template], where: str, notes: list[str]) -> list[Candidate]:
+    """The actions filling in the fields the submissions changed and clicking submit, with every move the archive
+    answers, from every instance of `source` that shows the form: one action, split into one per set of fields a
+    submission changes where one action cannot state its effects (a search and a filter in one form), each filling
+    in every such field so that no two of them do the same."""
     first = submissions[0].source
     index = _form_of(first, key, capture)
     assert index is not None, "a submission of the form came from there"
@@ -220,16 +221,29 @@ def _form_candidate(source: Template, key: str, submissions: list[Submission], c
     controls = {f.name: f for f in form.fields if f.name}
     changed = sorted({n for s in submissions for n in s.changed}, key=list(controls).index)
     blocked = [n for n in changed if not controls[n].typed or not _plain(n)]
-    tuples = sorted({tuple(s.sent.get(n, "") for n in changed) for s in submissions})
-    if blocked or any(not _plain(v) for t in tuples for v in t):
+    if blocked or any(not _plain(v) for s in submissions for v in s.sent.values()):
         _note(notes, f"{where}: its submissions change {', '.join(blocked)}, which no agent can fill in (hidden, a "
               "checkbox or a radio button): left out" if blocked else f"{where}: a value submitted holds {{ or }}: "
               "left out")
-        return None
-    varying = [i for i, n in enumerate(changed) if len({t[i] for t in tuples}) > 1]
-    taken: set[str] = set()
-    fill = Fill(changed, tuples, {i: identifier([changed[i]], taken) for i in varying})
-    gui = fill.gui(first.page, index)
+        return []
+    whole = _form_candidate(source, key, (first, index), Fill.of(changed, submissions), capture, of, where, notes)
+    groups: dict[tuple[str, ...], list[Submission]] = defaultdict(list)
+    for submission in submissions:
+        groups[tuple(n for n in changed if n in submission.changed)].append(submission)
+    if whole is not None and len(groups) > 1:
+        for fields, group in sorted(groups.items()):
+            part = _form_candidate(source, key, (first, index), Fill.of(changed, group), capture, of, where, notes)
+            if part is not None:
+                part.name += "_" + "_".join(fields)
+                whole.split.append(part)
+    return [whole] if whole is not None else []
+
+
+def _form_candidate(source: Template, key: str, at: tuple[Instance, int], fill: Fill, capture: Capture,
+                    of: dict[str, Template], where: str, notes: list[str]) -> Candidate | None:
+    """The action of one fill of the form (its procedure as on the page `at`, where a flow submitted it)."""
+    form = at[0].page.forms[at[1]]
+    gui = fill.gui(at[0].page, at[1])
     moves = _form_moves(source, key, fill, gui, capture, of) if gui is not None else []
     if not moves:
         _note(notes, f"{where}: no button submits it, or a field has no selector that holds: left out"
@@ -271,6 +285,14 @@ class Fill:
 
     def args(self, values: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(values[i] for i in self.params)
+
+    @classmethod
+    def of(cls, changed: list[str], submissions: list[Submission]) -> Fill:
+        """The fill of these submissions' values: a parameter for each field whose values vary, named after it."""
+        tuples = sorted({tuple(s.sent.get(n, "") for n in changed) for s in submissions})
+        taken: set[str] = set()
+        varying = [i for i, n in enumerate(changed) if len({t[i] for t in tuples}) > 1]
+        return cls(changed, tuples, {i: identifier([changed[i]], taken) for i in varying})
 
 
 def _submit(page: PageHtml, index: int) -> ir.GuiOp | None:

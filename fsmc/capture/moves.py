@@ -6,8 +6,9 @@ A link is a candidate where it is shown and unique, leading to a captured locati
 template's instances (`a[href="/zoo/animals/{id}"]`) is one candidate with a parameter. A GET form is a candidate
 when a flow submitted it (`fsmc capture --flows`): the fields the flows changed are filled in (`type`, `select`),
 as parameters over the values submitted where they vary, as literals where they do not, and its submit button is
-clicked (Enter is pressed in its one text input where it has none); a move is kept only where the query that submission sends is in the archive, so replay never asks the
-capture for a page it lacks. What cannot be imported is noted, naming the page and the form.
+clicked (Enter is pressed in its one text input where it has none); a move is kept only where a flow went from that
+location to where the archive answers the query the form then sends, so replay never asks the capture for a page it
+lacks. What cannot be imported is noted, naming the page and the form.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ PARAM = "id"
 
 @dataclass(eq=False)
 class Move:
+    """From a captured location, with the candidate's parameter values, to a captured location."""
+
     source: Instance
     args: tuple[str, ...]  # the candidate's parameter values
     target: Instance
@@ -33,6 +36,8 @@ class Move:
 
 @dataclass(eq=False)
 class Candidate:
+    """An action of the draft, before the importer states its effects and where it is enabled."""
+
     source: Template
     target: Template
     name: str  # before it is made unique on its page
@@ -44,6 +49,7 @@ class Candidate:
 
 
 def quoted(text: str) -> str:
+    """A CSS string: `"..."` with backslashes and quotes escaped."""
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -150,7 +156,7 @@ def _submissions(instance: Instance, index: int, capture: Capture, of: dict[str,
     """The flows' submissions of this form: the requests to its action, shaped as it sends them, that land where a
     flow went from this location."""
     form = instance.page.forms[index]
-    action = urlsplit(urljoin(capture.origin.rstrip("/") + instance.loc, form.action or instance.loc)).path
+    action = _form_key(instance, form, capture)
     defaults = dict(form.data())
     sent = {f.name for f in form.fields if f.name}
     found = []
@@ -166,6 +172,7 @@ def _submissions(instance: Instance, index: int, capture: Capture, of: dict[str,
 
 
 def _form_key(instance: Instance, form: Form, capture: Capture) -> str:
+    """The path a form is sent to: what tells a page's forms apart, and one page's form from another's."""
     return urlsplit(urljoin(capture.origin.rstrip("/") + instance.loc, form.action or instance.loc)).path
 
 

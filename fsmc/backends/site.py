@@ -61,12 +61,12 @@ class SiteEpisode:
         if self.actor.fake_time:
             try:
                 await self.page.mouse.move(0, 0)
-                shown = await self.page.evaluate(RESET_SETTLE_JS, [state, SETTLE_MS])
+                quick = await self.page.evaluate(RESET_SETTLE_JS, [state, SETTLE_MS])
             except Exception:  # Playwright's own Error: the page crashed or left the site; the long way loads it again
-                shown = None
-            if shown is not None:
+                quick = None
+            if quick is not None:
                 self.actor.pristine = True
-                return dict(shown)
+                return dict(quick)
         try:
             await self._harness(RESET_JS, state)
         except EpisodeFailure:

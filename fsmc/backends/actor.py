@@ -57,11 +57,25 @@ IMAGES_JS = """() => Promise.all([...document.images].map((img) => (img.complete
 
 
 @functools.cache
-def _settled(report: str | None) -> str:
-    """IMAGES_JS, then `report` (a JS function) if given: its result."""
-    if report is None:
-        return IMAGES_JS
-    return f"async () => {{ await ({IMAGES_JS})(); return ({report})(); }}"
+def _resting(report: str | None, clock: bool) -> str:
+    """The fake clock run for `ms` (when `clock`), then IMAGES_JS, then `report` (a JS function) if given: its result."""
+    run = "await globalThis.__pwClock.controller.runFor(ms); " if clock else ""
+    then = f"return ({report})();" if report else "return null;"
+    return f"async (ms) => {{ {run}await ({IMAGES_JS})(); {then} }}"
+
+
+async def come_to_rest(page: Any, fake_time: bool = True, report: str | None = None) -> Any:
+    """Time passes (fake, so at once) and the images load; then `report`'s result (a JS function), if given.
+
+    One round trip where the page has no frames: the fake clock Playwright installs is run in the page itself, as
+    `page.clock.run_for` runs it. That call costs two round trips more (it runs every frame's clock), and leaves an
+    init script behind in the context each time (its log, which a new document replays: so the time a page loaded
+    later starts at depended on how many moves came before it; now it does not).
+    """
+    in_page = fake_time and len(page.frames) == 1
+    if fake_time and not in_page:
+        await page.clock.run_for(SETTLE_MS)
+    return await page.evaluate(_resting(report, in_page), SETTLE_MS)
 
 
 SCROLL_JS = "() => [Math.round(scrollY), Math.max(0, document.documentElement.scrollHeight - innerHeight)]"
@@ -94,16 +108,14 @@ class Actor:
         return base64.b64decode(shot["data"])
 
     async def settle(self, report: str | None = None, *, mouse_leaves: bool = True) -> Any:
-        """Let the page come to rest after a move (or a jump): time passes, the mouse leaves the page (unless
-        `mouse_leaves` is false: after an agent's own action, whose hover must last).
+        """Let the page come to rest after a move (or a jump): the mouse leaves the page (unless `mouse_leaves` is
+        false: after an agent's own action, whose hover must last), then time passes (`come_to_rest`).
 
         `report`: a JS function whose result is returned, called once the images are in (one round trip for both).
         """
-        if self.fake_time:
-            await self.page.clock.run_for(SETTLE_MS)
         if mouse_leaves:
             await self.page.mouse.move(0, 0)
-        result = await self.page.evaluate(_settled(report))
+        result = await come_to_rest(self.page, self.fake_time, report)
         self.pristine = True
         return result
 

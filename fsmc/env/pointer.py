@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fsmc.backends.actor import IMAGES_JS, SCROLL_STEP, SETTLE_MS
+from fsmc.backends.actor import SCROLL_STEP, come_to_rest
 from fsmc.env.actions import Action
 
 # The element under a point, if it is a <select> (or inside one); its options' values and labels.
@@ -93,6 +93,4 @@ async def _scroll(page: Any, x: int, y: int, direction: str) -> None:
 
 async def rest(page: Any, fake_time: bool = True) -> None:
     """Let the page come to rest after an action: time passes (fake, so instantly) and images load; the mouse stays."""
-    if fake_time:
-        await page.clock.run_for(SETTLE_MS)
-    await page.evaluate(IMAGES_JS)
+    await come_to_rest(page, fake_time)

@@ -102,6 +102,16 @@ async def naive_episodes(dist: Path, trajectories: list[dict[str, Any]], n: int)
     return resets, steps, count, time.perf_counter() - started
 
 
+async def bare_screenshots(env: Any, n: int) -> list[float]:
+    """Milliseconds of n screenshots of the settled page alone (the floor of a step: an observation is one)."""
+    out = []
+    for _ in range(n):
+        s = time.perf_counter()
+        await env.episode.screenshot()
+        out.append((time.perf_counter() - s) * 1000)
+    return out
+
+
 def descendants() -> list[int]:
     """This process's child processes, recursively (Chromium and its helpers)."""
     parents: dict[int, int] = {}
@@ -132,16 +142,23 @@ def rss_mb(pids: list[int]) -> float:
     return total / 1024
 
 
-async def soak_clients(url: str, episodes: int, steps: int, clients: int) -> tuple[int, int]:
-    queue = list(range(episodes))
+async def soak_clients(url: str, episodes: int, steps: int, clients: int, total: int = 0) -> tuple[int, int]:
+    """(steps, episodes) done by `clients` clients playing random episodes of at most `steps` steps: at least
+    `episodes` episodes, and more until `total` steps are done."""
     done = [0, 0]
+    started = [0]
+
+    def another() -> int | None:
+        if started[0] >= episodes and done[0] >= total:
+            return None
+        started[0] += 1
+        return started[0]
 
     async def client(i: int) -> None:
         env = AsyncRemoteEnv(url, "shop", max_steps=steps)
         space = ActionSpace(seed=i)
         try:
-            while queue:
-                e = queue.pop()
+            while (e := another()) is not None:
                 await env.reset(seed=e)
                 for _ in range(steps):
                     r = await env.step(space.sample())
@@ -156,7 +173,7 @@ async def soak_clients(url: str, episodes: int, steps: int, clients: int) -> tup
     return done[0], done[1]
 
 
-def soak(site: Site, episodes: int, steps: int, clients: int) -> None:
+def soak(site: Site, episodes: int, steps: int, clients: int, total: int) -> None:
     settings = Settings(max_steps=steps, lease_s=60)
     with ServerThread([site], settings) as url:
         asyncio.run(soak_clients(url, max(8, episodes // 10), steps, clients))  # warm-up
@@ -168,7 +185,7 @@ def soak(site: Site, episodes: int, steps: int, clients: int) -> None:
 
         procs0, rss0 = len(descendants()), rss_mb([os.getpid(), *descendants()])
         s = time.perf_counter()
-        n_steps, n_eps = asyncio.run(soak_clients(url, episodes, steps, clients))
+        n_steps, n_eps = asyncio.run(soak_clients(url, episodes, steps, clients, total))
         secs = time.perf_counter() - s
         g = gauges()
         procs1, rss1 = len(descendants()), rss_mb([os.getpid(), *descendants()])
@@ -184,7 +201,8 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a small run of each part")
     parser.add_argument("--episodes", type=int, default=40, help="oracle episodes per side (default 40)")
     parser.add_argument("--envs", type=int, default=4, help="environments at once for steps/s (default 4)")
-    parser.add_argument("--no-soak", action="store_true")
+    parser.add_argument("--no-soak", action="store_true", help="leave the soak out")
+    parser.add_argument("--soak-only", action="store_true", help="the soak alone")
     args = parser.parse_args()
     episodes = 8 if args.quick else args.episodes
     work = Path(tempfile.mkdtemp(prefix="fsmc-bench-env-"))
@@ -199,19 +217,24 @@ def main() -> None:
         async with EnvPool([site], n=n) as pool:
             await fsmc_episodes(pool, sample[:2], 1)  # warm-up: the views of the first states
             ours = await fsmc_episodes(pool, sample, n)
+            if n == 1:
+                shots.extend(await bare_screenshots(pool.envs[0], 30))
         return ours, await naive_episodes(dist, sample, n)
 
-    for n in (1, args.envs):
+    shots: list[float] = []
+
+    for n in () if args.soak_only else (1, args.envs):
         (r, s, k, secs), (nr, ns, nk, nsecs) = asyncio.run(measure(n))
         print(f"{n} env(s), {len(sample)} episodes:")
         print(f"  reset ms p50/p95: fsmc {pct(r, .5):.1f}/{pct(r, .95):.1f}  naive {pct(nr, .5):.1f}/{pct(nr, .95):.1f}"
               f"  ratio {pct(nr, .5) / pct(r, .5):.1f}x")
         print(f"  step  ms p50/p95: fsmc {pct(s, .5):.1f}/{pct(s, .95):.1f}  naive {pct(ns, .5):.1f}/{pct(ns, .95):.1f}"
-              f"  ratio {pct(ns, .5) / pct(s, .5):.1f}x")
+              f"  ratio {pct(ns, .5) / pct(s, .5):.1f}x  (a bare screenshot: p50 {pct(shots, .5):.1f} ms, so a step is "
+              f"{pct(s, .5) - pct(shots, .5):+.1f} ms beyond it)")
         print(f"  steps/s: fsmc {k / secs:.1f}  naive {nk / nsecs:.1f}  ratio {(k / secs) / (nk / nsecs):.1f}x"
               f"  (mean step {statistics.mean(s):.1f} ms)")
     if not args.no_soak:
-        soak(site, 20 if args.quick else 200, 10 if args.quick else 50, 8)
+        soak(site, 20 if args.quick else 200, 10 if args.quick else 50, 8, 200 if args.quick else 10_000)
 
 
 if __name__ == "__main__":

@@ -205,7 +205,7 @@ def test_a_jump_through_the_harness_renders_the_same_pixels_as_the_ui(shop_site:
         assert Image.open(io.BytesIO(ui)).tobytes() == Image.open(io.BytesIO(jumped)).tobytes(), state
 
 
-async def _blocked_requests(dist: Path) -> tuple[int, list[str], Any]:
+async def _blocked_requests(dist: Path) -> tuple[int, list[str], Any, str, list[str]]:
     async with GeneratedSite(dist) as site:
         page = (await site.open()).page
         outcome = await page.evaluate("""async () => {
@@ -217,13 +217,21 @@ async def _blocked_requests(dist: Path) -> tuple[int, list[str], Any]:
             return results;
         }""")
         own = await page.evaluate("async () => (await fetch('/index.html')).status")
-    return site.blocked_requests, outcome, own
+        # no route sees a WebSocket: it goes to the context's proxy, the sink, which refuses it
+        socket = await page.evaluate("""() => new Promise((done) => {
+            const ws = new WebSocket('ws://example.com/live');
+            ws.onopen = () => done('open');
+            ws.onerror = () => done('refused');
+        })""")
+        escaped = site.escaped
+    return site.blocked_requests, outcome, own, socket, escaped
 
 
 def test_only_the_site_under_test_is_reachable(shop_site: Path) -> None:
-    blocked, outcome, own = asyncio.run(_blocked_requests(shop_site))
+    blocked, outcome, own, socket, escaped = asyncio.run(_blocked_requests(shop_site))
     assert outcome == ["blocked"] * 3 and blocked == 3
     assert own == 200
+    assert socket == "refused" and any("example.com" in hit for hit in escaped), escaped
 
 
 def test_a_focused_fields_view_does_not_blink(shop_site: Path) -> None:

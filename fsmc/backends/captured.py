@@ -24,10 +24,10 @@ from urllib.parse import urljoin
 
 from fsmc.backends.actor import LOCATE_JS, VISIBLE_JS, Actor
 from fsmc.backends.protocol import JPEG, Backend, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
-from fsmc.browser import Chromium
+from fsmc.browser import Chromium, Sink
 from fsmc.capture.folder import CaptureFolder
 from fsmc.capture.pinning import LEAVING_JS, STILL_JS, pinned_page
-from fsmc.capture.routes import LiveRoutes, OfflineRoutes, Routes, Sink, origin_of
+from fsmc.capture.routes import LiveRoutes, OfflineRoutes, Routes, origin_of
 
 LOAD_TIMEOUT_MS = 15_000
 _BY_TESTID = '`[data-testid="${CSS.escape(tid)}"]`'

@@ -1,5 +1,8 @@
 """The generated site as a backend: its dist/ served on loopback, one Chromium context per episode.
 
+Every request of a page goes to the site or is refused (`Isolation`); what no route sees (the browser's own
+services, a page's WebSockets) goes to a `Sink` on loopback, the contexts' proxy: nothing leaves the machine.
+
 The site's harness (`window.__fsmc`, installed by the runtime) puts a page in any state without a page
 load and reports the state the page shows; the GUI operations are the `Actor`'s.
 """
@@ -12,7 +15,7 @@ from typing import Any
 
 from fsmc.backends.actor import IMAGES_JS, SETTLE_MS, Actor
 from fsmc.backends.protocol import JPEG, Backend, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
-from fsmc.browser import Chromium, Isolation, SiteServer, open_site
+from fsmc.browser import Chromium, Isolation, Sink, SiteServer, open_site
 
 # nothing stays focused or selected from before the reset: a settled page is a function of its state alone
 RESET_JS = """(s) => {
@@ -108,10 +111,17 @@ class GeneratedSite(Backend):
         self._chromium, self._owns = chromium or Chromium(), chromium is None
         self._server: SiteServer | None = None
         self._isolation: Isolation | None = None
+        self._sink: Sink | None = None
 
     @property
     def blocked_requests(self) -> int:
         return self._isolation.blocked if self._isolation is not None else 0
+
+    @property
+    def escaped(self) -> list[str]:
+        """What reached the sink instead of the network: the browser's own services (form autofill) and a page's
+        WebSockets, which no route sees. Not part of any report: the browser's services ask when they please."""
+        return list(self._sink.hits) if self._sink is not None else []
 
     def fingerprint(self, h: Hasher) -> None:
         """Every file of dist/, by its path and bytes."""
@@ -122,12 +132,14 @@ class GeneratedSite(Backend):
     async def start(self) -> None:
         self._server = SiteServer(self.dist).__enter__()
         self._isolation = Isolation(self._server.url.rstrip("/"))
+        self._sink = Sink()
         if self._owns:
             await self._chromium.start()
 
     async def open(self) -> SiteEpisode:
-        assert self._server is not None and self._isolation is not None, "start the backend first"
-        page = await open_site(self._chromium.browser, self._server.url, self._isolation)
+        assert self._server is not None and self._isolation is not None and self._sink is not None, \
+            "start the backend first"
+        page = await open_site(self._chromium.browser, self._server.url, self._isolation, proxy=self._sink.url)
         return SiteEpisode(page, self._server.url, self.image)
 
     async def close(self) -> None:
@@ -138,3 +150,6 @@ class GeneratedSite(Backend):
             if self._server is not None:
                 self._server.__exit__(None, None, None)
                 self._server = None
+            if self._sink is not None:
+                self._sink.close()
+                self._sink = None

@@ -11,6 +11,7 @@ from fsmc.browser.chromium import (
     open_site,
 )
 from fsmc.browser.server import SiteServer, find_dist
+from fsmc.browser.sink import Sink
 
-__all__ = ["CHROMIUM_ARGS", "VIEWPORT", "BrowserMissing", "Chromium", "Isolation", "SiteServer", "chromium_path",
+__all__ = ["CHROMIUM_ARGS", "VIEWPORT", "BrowserMissing", "Chromium", "Isolation", "SiteServer", "Sink", "chromium_path",
            "find_dist", "launch", "open_site"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 VIEWPORT = {"width": 1280, "height": 720}
 # Off the network (no background services), and rendering that does not depend on timing or the GPU:
@@ -101,14 +102,18 @@ class Chromium:
             self._playwright = None
 
 
-async def open_site(browser: Any, url: str, isolation: Isolation, *, fake_time: bool = True) -> Any:
-    """A page on the site in a fresh context: 1280×720, reduced motion, isolated, timers under our control, no caret.
+async def open_site(browser: Any, url: str, isolation: Isolation, *, fake_time: bool = True,
+                    proxy: str | None = None) -> Any:
+    """A page on the site in a fresh context: 1280×720, reduced motion, isolated, timers under our control, no caret;
+    with `proxy` (a `Sink`'s URL), whatever is no page request of the site (the browser's services, WebSockets) goes
+    there; the site's own host is reached directly (Playwright sends loopback through a context's proxy too).
 
     With fake time the page's clock only moves when we say so (`page.clock.run_for`): toasts and
     delays elapse instantly and identically on every run, which keeps screenshots deterministic.
     """
     context = await browser.new_context(viewport=VIEWPORT, device_scale_factor=1, reduced_motion="reduce",
-                                        service_workers="block", locale="en-GB", timezone_id="UTC")
+                                        service_workers="block", locale="en-GB", timezone_id="UTC",
+                                        proxy={"server": proxy, "bypass": urlsplit(url).hostname or ""} if proxy else None)
     await context.route("**/*", isolation.route)
     await context.add_init_script(HIDE_CARET)
     if fake_time:

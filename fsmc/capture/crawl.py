@@ -24,11 +24,11 @@ from fsmc import __version__
 from fsmc.atomic import write_atomic
 from fsmc.backends.actor import Actor
 from fsmc.backends.protocol import PNG, EpisodeFailure
-from fsmc.browser import VIEWPORT, Chromium
+from fsmc.browser import VIEWPORT, Chromium, Sink
 from fsmc.capture.flows import Flow, act_out, load_flows
 from fsmc.capture.folder import MANIFEST, SCREENS, CaptureError, folder_in_progress
 from fsmc.capture.pinning import PINNED_TIME_MS, SEED, STILL_JS, pinned_page
-from fsmc.capture.routes import RecordingRoutes, Sink, origin_of
+from fsmc.capture.routes import RecordingRoutes, origin_of
 from fsmc.capture.rules import RULES_FILE, Rules, RulesError, load_rules
 from fsmc.capture.warc import WARC_FILE, ArchiveWriter
 

@@ -32,7 +32,7 @@ from fsmc import load  # noqa: E402
 from fsmc.browser import Chromium, Isolation, SiteServer, open_site  # noqa: E402
 from fsmc.codegen import build_site  # noqa: E402
 from fsmc.enumerate import Options, enumerate_spec  # noqa: E402
-from fsmc.env import EnvPool, Site  # noqa: E402
+from fsmc.env import EnvPool, Site, pointer  # noqa: E402
 from fsmc.env.client import AsyncRemoteEnv  # noqa: E402
 from fsmc.env.gym import ActionSpace  # noqa: E402
 from fsmc.env.oracle import Oracle  # noqa: E402
@@ -100,6 +100,28 @@ async def naive_episodes(dist: Path, trajectories: list[dict[str, Any]], n: int)
         await asyncio.gather(*(worker() for _ in range(n)))
     await chromium.close()
     return resets, steps, count, time.perf_counter() - started
+
+
+def time_parts(env: Any, parts: dict[str, list[float]]) -> None:
+    """Time each part of the environment's steps from now on into `parts` (ms by part): the agent's action, the rest
+    after it, the state read and the semantics' check, the screenshot; the wrappers stay for the pool's life."""
+
+    def timed(owner: Any, name: str, part: str) -> None:
+        inner = getattr(owner, name)
+
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            began = time.perf_counter()
+            try:
+                return await inner(*args, **kwargs)
+            finally:
+                parts.setdefault(part, []).append((time.perf_counter() - began) * 1000)
+
+        setattr(owner, name, wrapper)
+
+    timed(pointer, "perform", "the action (the page's own reaction included)")
+    timed(pointer, "rest", "the rest after it (fake clock, images)")
+    timed(env, "_advance", "the state read and checked against the semantics")
+    timed(env.episode, "screenshot", "the screenshot")
 
 
 async def bare_screenshots(env: Any, n: int) -> list[float]:
@@ -216,12 +238,15 @@ def main() -> None:
     async def measure(n: int) -> tuple[Any, Any]:
         async with EnvPool([site], n=n) as pool:
             await fsmc_episodes(pool, sample[:2], 1)  # warm-up: the views of the first states
+            if n == 1:
+                time_parts(pool.envs[0], parts)
             ours = await fsmc_episodes(pool, sample, n)
             if n == 1:
                 shots.extend(await bare_screenshots(pool.envs[0], 30))
         return ours, await naive_episodes(dist, sample, n)
 
     shots: list[float] = []
+    parts: dict[str, list[float]] = {}
 
     for n in () if args.soak_only else (1, args.envs):
         (r, s, k, secs), (nr, ns, nk, nsecs) = asyncio.run(measure(n))
@@ -233,6 +258,9 @@ def main() -> None:
               f"{pct(s, .5) - pct(shots, .5):+.1f} ms beyond it)")
         print(f"  steps/s: fsmc {k / secs:.1f}  naive {nk / nsecs:.1f}  ratio {(k / secs) / (nk / nsecs):.1f}x"
               f"  (mean step {statistics.mean(s):.1f} ms)")
+        if n == 1:
+            print("  a step's parts, p50 ms: " + ", ".join(f"{part} {pct(xs, .5):.1f}" for part, xs in parts.items()))
+            parts.clear()
     if not args.no_soak:
         soak(site, 20 if args.quick else 200, 10 if args.quick else 50, 8, 200 if args.quick else 10_000)
 

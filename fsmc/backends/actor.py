@@ -57,7 +57,7 @@ IMAGES_JS = """() => Promise.all([...document.images].map((img) => (img.complete
 
 
 @functools.cache
-def _resting(report: str | None, clock: bool) -> str:
+def resting_js(report: str | None, clock: bool) -> str:
     """The fake clock run for `ms` (when `clock`), then IMAGES_JS, then `report` (a JS function) if given: its result."""
     run = "await globalThis.__pwClock.controller.runFor(ms); " if clock else ""
     then = f"return ({report})();" if report else "return null;"
@@ -75,7 +75,7 @@ async def come_to_rest(page: Any, fake_time: bool = True, report: str | None = N
     in_page = fake_time and len(page.frames) == 1
     if fake_time and not in_page:
         await page.clock.run_for(SETTLE_MS)
-    return await page.evaluate(_resting(report, in_page), SETTLE_MS)
+    return await page.evaluate(resting_js(report, in_page), SETTLE_MS)
 
 
 SCROLL_JS = "() => [Math.round(scrollY), Math.max(0, document.documentElement.scrollHeight - innerHeight)]"

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from fsmc.backends.actor import IMAGES_JS, SETTLE_MS, Actor
+from fsmc.backends.actor import SETTLE_MS, Actor, resting_js
 from fsmc.backends.protocol import JPEG, Backend, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
 from fsmc.browser import Chromium, Isolation, Sink, SiteServer, open_site
 
@@ -31,13 +31,9 @@ STATE_JS = "() => window.__fsmc.state()"
 # Nothing in a generated site reads the time, so a reload that replays a shorter log shows the same views.
 RESET_SETTLE_JS = f"""async ([s, ms]) => {{
   if (!globalThis.__pwClock) return null;
-  if (document.activeElement) document.activeElement.blur();
-  getSelection().removeAllRanges();
-  window.__fsmc.reset(s);
+  ({RESET_JS})(s);
   await Promise.resolve();
-  await globalThis.__pwClock.controller.runFor(ms);
-  await ({IMAGES_JS})();
-  return window.__fsmc.state();
+  return ({resting_js(STATE_JS, True)})(ms);
 }}"""
 ENABLED_JS = "() => window.__fsmc.enabled()"
 
@@ -61,7 +57,7 @@ class SiteEpisode:
         Two round trips to the browser with fake time: the mouse leaves the page, then the reset settles and reports
         its state in the page (`RESET_SETTLE_JS`); four without: the reset, the clock, the mouse, the state.
         """
-        if self.actor.fake_time:
+        if self.actor.fake_time and len(self.page.frames) == 1:  # as `come_to_rest` runs the clock in the page
             try:
                 await self.page.mouse.move(0, 0)
                 quick = await self.page.evaluate(RESET_SETTLE_JS, [state, SETTLE_MS])

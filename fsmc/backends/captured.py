@@ -31,9 +31,16 @@ from fsmc.capture.routes import LiveRoutes, OfflineRoutes, Routes, origin_of
 
 LOAD_TIMEOUT_MS = 15_000
 _BY_TESTID = '`[data-testid="${CSS.escape(tid)}"]`'
-CSS_LOCATE_JS = LOCATE_JS.replace(_BY_TESTID, "tid")
-CSS_VISIBLE_JS = VISIBLE_JS.replace(_BY_TESTID, "tid")
-assert CSS_LOCATE_JS != LOCATE_JS and CSS_VISIBLE_JS != VISIBLE_JS, "the actor's element lookup changed"
+
+
+def by_css(js: str) -> str:
+    """A lookup script that finds its element by data-testid (`tid`), made to take a CSS selector in its place."""
+    found = js.replace(_BY_TESTID, "tid")
+    assert found != js, "the lookup no longer finds elements by data-testid"
+    return found
+
+
+CSS_LOCATE_JS, CSS_VISIBLE_JS = by_css(LOCATE_JS), by_css(VISIBLE_JS)
 STATE_JS = "() => ({url: location.pathname + location.search, title: document.title})"
 
 

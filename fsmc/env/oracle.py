@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from fsmc.backends.actor import VISIBLE_JS
-from fsmc.backends.captured import CSS_VISIBLE_JS, SelectorActor
+from fsmc.backends.captured import CSS_VISIBLE_JS, SelectorActor, by_css
 
 BOX_JS = r"""(tid) => {
   const el = document.querySelector(`[data-testid="${CSS.escape(tid)}"]`);
@@ -21,9 +21,7 @@ BOX_JS = r"""(tid) => {
           focused: document.activeElement === el, field: ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName)};
 }"""
 CENTRE = [640, 360]
-_BY_TESTID = '`[data-testid="${CSS.escape(tid)}"]`'
-CSS_BOX_JS = BOX_JS.replace(_BY_TESTID, "tid")
-assert CSS_BOX_JS != BOX_JS, "BOX_JS no longer finds elements by data-testid"
+CSS_BOX_JS = by_css(BOX_JS)
 
 
 class Oracle:

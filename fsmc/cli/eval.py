@@ -67,8 +67,8 @@ def _sites(args: argparse.Namespace) -> list[Any]:
 
     if len(args.site) > 1 and (args.dist or args.tasks_from or args.spec):
         raise ValueError("--dist, --tasks-from and --spec go with one --site only")
-    sites = [Site.find(args.tasks_from or os.path.join("out", name), args.dist, os.path.join(args.sites, name),
-                       spec=args.spec, name=name) for name in args.site]
+    sites = [Site.find(args.tasks_from or os.path.join("out", name), args.dist, args.sites, spec=args.spec, name=name)
+             for name in args.site]
     for s in sites:
         if s.tasks.site != s.name:
             raise ValueError(f"{s.tasks.out} holds the tasks of {s.tasks.site!r}, not of {s.name!r}")

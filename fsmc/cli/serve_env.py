@@ -36,17 +36,13 @@ def run(args: argparse.Namespace) -> int:
     from fsmc.enumerate.verify import VerifyError
     from fsmc.env.pool import Site
     from fsmc.env.server import Settings, check_host, create_app
-    from fsmc.env.tasks import TaskSet
     from fsmc.replay.inputs import InputError
 
     try:
         check_host(args.host, args.token)
         if args.dist and len(args.outputs) > 1:
             raise ValueError("--dist goes with one OUT only")
-        sites = []
-        for out in args.outputs:
-            name = TaskSet(out).site
-            sites.append(Site.find(out, args.dist, f"{args.sites}/{name}", name=name))
+        sites = [Site.find(out, args.dist, args.sites) for out in args.outputs]
     except (ValueError, FileNotFoundError, VerifyError, SpecError, InputError, BackendError) as err:
         print(f"fsmc serve-env: {err}", file=sys.stderr)
         return EXIT_ERRORS

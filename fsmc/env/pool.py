@@ -43,11 +43,13 @@ class Site:
     on_declared: bool = False
 
     @classmethod
-    def load(cls, dist: str | Path, out: str | Path, *, spec: str | Path | None = None, name: str | None = None) -> Site:
+    def load(cls, dist: str | Path, out: str | Path, *, spec: str | Path | None = None, name: str | None = None,
+             tasks: TaskSet | None = None) -> Site:
+        """The built site `dist` and the tasks of OUT (`tasks`, where they were read already)."""
         found = find_dist(dist)
         if found is None:
             raise FileNotFoundError(f"{dist} is not a built site (no index.html); build it with `fsmc build SPEC`")
-        tasks = TaskSet(out, spec=spec)
+        tasks = tasks or TaskSet(out, spec=spec)
         return cls(name or tasks.site, found, tasks)
 
     @classmethod
@@ -64,15 +66,19 @@ class Site:
         return cls(name or tasks.site, None, tasks, on_declared=True)
 
     @classmethod
-    def find(cls, out: str | Path, dist: str | Path | None, default_dist: str | Path, *, spec: str | Path | None = None,
+    def find(cls, out: str | Path, dist: str | Path | None, sites: str | Path, *, spec: str | Path | None = None,
              name: str | None = None) -> Site:
         """The site the CLI means: the built site `dist` if named; else the backend OUT's spec declares, if it
-        declares one (as `fsmc replay` without --site); else the built site at `default_dist`."""
+        declares one (as `fsmc replay` without --site); else the built site SITES/<name> (name: the spec's site).
+        OUT's tasks are read once."""
+        tasks = None
         if dist is None and (Path(out) / "manifest.json").is_file():
             tasks = TaskSet(out, spec=spec)
             if tasks.machine.spec.backends:
                 return cls.declared(out, name=name, tasks=tasks)
-        return cls.load(dist or default_dist, out, spec=spec, name=name)
+        if dist is None:
+            dist = Path(sites) / (name or (tasks or TaskSet(out, spec=spec)).site)
+        return cls.load(dist, out, spec=spec, name=name, tasks=tasks)
 
     def make_backend(self, image: ImageFormat, chromium: Chromium) -> Backend:
         if self.backend is not None:

@@ -67,6 +67,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_replay.py": ("browser",),
     "test_export.py": ("browser",),
     "test_env.py": ("browser",),
+    "test_dataset_env.py": ("browser",),
     "test_env_server.py": ("browser",),
     "test_eval.py": ("browser",),
     "test_capture.py": ("browser",),

@@ -168,7 +168,11 @@ def test_the_seed_decides_the_choices(mini_out: Path, tmp_path: Path) -> None:
     assert shortest == [t for t in eight if t["label"] == "shortest"]  # no choice in a shortest trajectory
     drawn = {t["id"]: t["moves"] for t in seven if t["label"] != "shortest"}
     redrawn = {t["id"]: t["moves"] for t in eight if t["label"] != "shortest"}
-    assert drawn.keys() == redrawn.keys() and drawn != redrawn  # alternatives and negatives are drawn
+    # alternatives and negatives are drawn (how many alternatives a goal keeps depends on the draw: those passing
+    # through a state where the goal holds already are left out)
+    assert drawn != redrawn
+    assert {k for k in drawn if "#" in k and not k.split("#")[1].isdigit()} == \
+        {k for k in redrawn if "#" in k and not k.split("#")[1].isdigit()}
 
 
 def test_alternatives_end_in_other_states(mini_out: Path) -> None:

@@ -3,37 +3,42 @@
 One `Actor` drives one page. Every operation that an agent would see and do becomes a `Step`: the
 operation, pixel coordinates, the target's box, the URL, and (as the caller's `Capture` asks) the view
 before it. The actor knows nothing of who keeps the images: it says which view was the settled one.
-Every backend whose episodes are pages in Chromium acts through this class.
+Every backend whose episodes are pages in Chromium acts through this class, and every action through
+`fsmc.backends.pointer`, as the environments do.
 """
 
 from __future__ import annotations
 
 import base64
 import functools
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
+from fsmc.backends.pointer import AWAY, MOVED, WHEEL, Action, lifts, perform
 from fsmc.backends.protocol import JPEG, Box, Capture, EpisodeFailure, ImageFormat, Op, Step
 from fsmc.browser.chromium import VIEWPORT
 
 # Time a settled page is given after each move: longer than any transient feedback the sites show
 # (the toast lasts 1.6 s). Under fake time this costs nothing.
 SETTLE_MS = 2000
-SCROLL_STEP = VIEWPORT["height"] // 2
 MAX_SCROLLS = 12
 SIZE = (VIEWPORT["width"], VIEWPORT["height"])
 
+# The element's box and what acting on it needs. `away`: null when it is in view (wholly, or its centre where it is
+# taller or wider than the view), else the way the wheel must turn to bring it in ("down" or "up").
 LOCATE_JS = r"""(tid) => {
   const all = document.querySelectorAll(`[data-testid="${CSS.escape(tid)}"]`);
   if (all.length !== 1) return {count: all.length};
   const el = all[0];
-  let r = el.getBoundingClientRect();
-  const inView = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
-  if (!inView && r.width > 0) { el.scrollIntoView({block: 'center', inline: 'center', behavior: 'instant'}); r = el.getBoundingClientRect(); }
+  const r = el.getBoundingClientRect();
+  const cx = r.left + r.width / 2, cy = r.top + r.height / 2;
+  const inY = r.height <= innerHeight ? r.top >= 0 && r.bottom <= innerHeight : cy >= 0 && cy < innerHeight;
+  const inX = cx >= 0 && cx < innerWidth;
   const style = getComputedStyle(el);
   const shown = r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
-  const top = shown ? document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2) : null;
-  return {count: 1, x: r.left, y: r.top, w: r.width, h: r.height, shown, scrolled: !inView,
+  const away = inY || !inX ? null : (cy >= innerHeight / 2 ? 'down' : 'up');
+  const top = shown && !away ? document.elementFromPoint(cx, cy) : null;
+  return {count: 1, x: r.left, y: r.top, w: r.width, h: r.height, shown, away,
           hit: !!top && (top === el || el.contains(top)), focused: document.activeElement === el,
           field: ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName),
           name: (el.getAttribute('aria-label') || el.innerText || el.getAttribute('placeholder') || '')
@@ -78,9 +83,6 @@ async def come_to_rest(page: Any, fake_time: bool = True, report: str | None = N
     return await page.evaluate(resting_js(report, in_page), SETTLE_MS)
 
 
-SCROLL_JS = "() => [Math.round(scrollY), Math.max(0, document.documentElement.scrollHeight - innerHeight)]"
-
-
 def capture_params(image: ImageFormat) -> dict[str, Any]:
     """The image format as Chrome's `Page.captureScreenshot` takes it (PNG optimised for speed)."""
     if image.quality is not None:
@@ -88,17 +90,44 @@ def capture_params(image: ImageFormat) -> dict[str, Any]:
     return {"format": image.name, "optimizeForSpeed": True}
 
 
+class Pacer(Protocol):
+    """How a page comes to rest after an agent's action: `expect` is called just before the action, `rest` after it
+    (with the action's kind: the pointer leaves the page after all but a hover, `pointer.lifts`). A page that may
+    load because of an action (a captured or cloned site) waits for that load in `rest`."""
+
+    def expect(self) -> None: ...
+
+    async def rest(self, kind: str) -> None: ...
+
+
 class Actor:
-    """Executes atomic operations on one Playwright (async) page and records them as agent steps."""
+    """Executes atomic operations on one Playwright (async) page and records them as agent steps.
+
+    Each step is one action of the export's vocabulary, done through `pointer.perform` exactly as an environment does
+    an agent's action, and followed by the same rest; whatever else the page needs to be acted on is a step of its
+    own: an element out of view is brought into view by wheel turns (`scroll` steps), a field that must have the
+    focus for a key press is clicked into (a `click` step). Nothing changes the view between two screenshots that an
+    agent's own action would not change in the environment.
+    """
 
     def __init__(self, page: Any, *, fake_time: bool = True, image: ImageFormat = JPEG):
         self.page = page
         self.fake_time = fake_time
         self.params = capture_params(image)
         self.pristine = True  # the view is the settled view of a state: no operation since the last settle
+        self.hovering = False  # the last action was a hover: the pointer is still over the page
+        self.pacer: Pacer = self  # who lets the page rest after each action (an episode whose pages load: itself)
         self._capture = Capture.EVERY
         self._cdp: Any = None
         self._url = ""
+
+    # the actor's own pacing, for pages that never load (the generated site's)
+    def expect(self) -> None:
+        pass
+
+    async def rest(self, kind: str) -> None:
+        """After an action of this kind: the pointer leaves the page (`pointer.lifts`), time passes, images load."""
+        await self.rest_page(mouse_leaves=lifts(kind))
 
     async def screenshot(self) -> bytes:
         """The viewport as an image, straight from CDP (no font or animation waits, no re-encoding)."""
@@ -113,11 +142,24 @@ class Actor:
 
         `report`: a JS function whose result is returned, called once the images are in (one round trip for both).
         """
-        if mouse_leaves:
-            await self.page.mouse.move(0, 0)
-        result = await come_to_rest(self.page, self.fake_time, report)
-        self.pristine = True
+        result = await self.rest_page(report, mouse_leaves=mouse_leaves)
+        self.pristine = not self.hovering
         return result
+
+    async def rest_page(self, report: str | None = None, *, mouse_leaves: bool = True) -> Any:
+        """The mouse leaves the page (if `mouse_leaves`), then `come_to_rest`; `report`'s result."""
+        if mouse_leaves:
+            await self.page.mouse.move(*AWAY)
+            self.hovering = False
+        return await come_to_rest(self.page, self.fake_time, report)
+
+    async def moved(self) -> None:
+        """After a move's last operation: every action has rested already, so the view is the settled view of the new
+        state, unless the move ended on a hover (the pointer then leaves, as the environments let it leave after an
+        action that completes a move)."""
+        if self.hovering or self.pristine:
+            await self.pacer.rest(MOVED)
+        self.pristine = True
 
     visible_js, locate_js = VISIBLE_JS, LOCATE_JS  # how an element is found: by data-testid here
 
@@ -136,18 +178,39 @@ class Actor:
     async def visible(self, testid: str | None) -> bool:
         return bool(testid) and bool(await self.page.evaluate(self.visible_js, testid))
 
-    async def locate(self, testid: str | None) -> tuple[Box, dict[str, Any]]:
-        """The element's box, scrolled into view if it was not; fails if absent, ambiguous, hidden or covered."""
-        info = await self._find(testid)
-        if info["count"] != 1:
-            raise EpisodeFailure("element_missing", self.not_one(testid, info["count"]))
-        if not info["shown"]:
-            raise EpisodeFailure("not_visible", f"{self.what(testid)} is not displayed")
+    async def locate(self, testid: str | None, *, scroll: Op | None = None) -> tuple[Box, dict[str, Any], list[Step]]:
+        """The element's box, once it is in view; fails if absent, ambiguous, hidden, covered or out of view.
+
+        `scroll`: the operation on whose behalf an element out of view is brought into view by turning the wheel,
+        each turn a `scroll` step (returned); without it, an element out of view fails."""
+        steps: list[Step] = []
+        while True:
+            info = await self._find(testid)
+            if info["count"] != 1:
+                raise EpisodeFailure("element_missing", self.not_one(testid, info["count"]))
+            if not info["shown"]:
+                raise EpisodeFailure("not_visible", f"{self.what(testid)} is not displayed")
+            if info["away"] is None:
+                break
+            if scroll is None or len(steps) >= MAX_SCROLLS:
+                raise EpisodeFailure("not_visible", f"{self.what(testid)} is out of view")
+            step = await self._wheel(scroll, info["away"])
+            if step is None:
+                raise EpisodeFailure("not_visible", f"{self.what(testid)} cannot be scrolled into view")
+            steps.append(step)
         if not info["hit"]:
             raise EpisodeFailure("not_visible", f"{self.what(testid)} is covered by another element")
-        if info["scrolled"]:
-            self.pristine = False
-        return Box(info["x"], info["y"], info["w"], info["h"]), info
+        return Box(info["x"], info["y"], info["w"], info["h"]), info, steps
+
+    async def _wheel(self, op: Op, direction: str) -> Step | None:
+        """One turn of the wheel at the centre of the view, as a `scroll` step; None when the page did not move."""
+        centre = (SIZE[0] // 2, SIZE[1] // 2)
+        before = await self._before()
+        note = await self._do(Action("scroll", centre, text=direction))
+        if note is not None:
+            return None
+        dy = WHEEL[direction][1]
+        return self._step("scroll", op, before, None, centre, direction=direction, dy=dy)
 
     def location(self) -> str:
         """The page's URL without its origin (the local server's port changes from run to run): `/#/cart`."""
@@ -164,14 +227,20 @@ class Actor:
         return steps
 
     async def _before(self) -> tuple[bytes | None, bool]:
-        """The view before an operation (and the URL it shows), once it has finished loading; and whether it is
-        the settled view. Its image is taken as the caller's `Capture` asks."""
-        if not self.pristine:
-            await self.page.evaluate(IMAGES_JS)
+        """The view before an action (and the URL it shows); and whether it is the settled view. Its image is taken as
+        the caller's `Capture` asks. The page is at rest: the action before it rested."""
         self._url = self.location()
         settled, self.pristine = self.pristine, False
         wanted = self._capture is Capture.EVERY or (self._capture is Capture.UNSETTLED and not settled)
         return (await self.screenshot() if wanted else None), settled
+
+    async def _do(self, action: Action) -> str | None:
+        """The action, as an environment does it, and the rest after it."""
+        self.pacer.expect()
+        note = await perform(self.page, action)
+        self.hovering = not lifts(action.kind)
+        await self.pacer.rest(action.kind)
+        return note
 
     def _step(self, kind: str, op: Op, before: tuple[bytes | None, bool], box: Box | None,
               point: tuple[int, int] | None = None, **details: Any) -> Step:
@@ -179,68 +248,61 @@ class Actor:
         return Step(kind, op.selector, self._url, SIZE, point or (box.center if box else None), box, image, settled,
                     {k: v for k, v in details.items() if v is not None})
 
-    async def _op_click(self, op: Op) -> list[Step]:
-        box, info = await self.locate(op.selector)
+    async def _pointed(self, op: Op, kind: str, value: str | None = None, **details: Any) -> list[Step]:
+        """An action at the centre of the operation's element (brought into view first)."""
+        box, info, steps = await self.locate(op.selector, scroll=op)
         before = await self._before()
-        await self.page.mouse.click(*box.center)
-        return [self._step("click", op, before, box, element=info["name"])]
+        note = await self._do(Action(kind, box.center, text=value))
+        if note is not None:
+            raise EpisodeFailure("element_missing", f"{self.what(op.selector)}: {note}")
+        return [*steps, self._step(kind, op, before, box, element=info["name"], **details)]
+
+    async def _op_click(self, op: Op) -> list[Step]:
+        return await self._pointed(op, "click")
 
     async def _op_hover(self, op: Op) -> list[Step]:
-        box, info = await self.locate(op.selector)
-        before = await self._before()
-        await self.page.mouse.move(0, 0)  # leave first, so that an element already under the mouse is entered
-        await self.page.mouse.move(*box.center)
-        return [self._step("hover", op, before, box, element=info["name"])]
+        return await self._pointed(op, "hover")
 
     async def _op_type(self, op: Op) -> list[Step]:
-        box, info = await self.locate(op.selector)
-        before = await self._before()
-        keyboard = self.page.keyboard
-        await self.page.mouse.click(*box.center)
-        await keyboard.press("ControlOrMeta+A")
-        if op.text:
-            await keyboard.insert_text(op.text)
-        else:
-            await keyboard.press("Backspace")
-        return [self._step("type", op, before, box, element=info["name"], text=op.text or "")]
-
-    async def _op_press(self, op: Op) -> list[Step]:
-        box, info = await self.locate(op.selector)
-        before = await self._before()
-        if not info["focused"]:  # a field is clicked into, anything else focused (as Tab would)
-            if info["field"]:
-                await self.page.mouse.click(*box.center)
-            else:
-                await self.page.focus(f'[data-testid="{op.selector}"]')
-        key = op.text or "Enter"
-        await self.page.keyboard.press(key)
-        return [self._step("press", op, before, box, element=info["name"], key=key)]
+        return await self._pointed(op, "type", op.text or "", text=op.text or "")
 
     async def _op_select(self, op: Op) -> list[Step]:
-        box, info = await self.locate(op.selector)
+        return await self._pointed(op, "select", op.text or "", text=op.text or "")
+
+    async def _op_press(self, op: Op) -> list[Step]:
+        """A key pressed in the element: a field without the focus is clicked into first, a step of its own."""
+        box, info, steps = await self.locate(op.selector, scroll=op)
+        if not info["focused"]:
+            if not info["field"]:
+                raise EpisodeFailure("unreproducible", f"pressing a key in {self.what(op.selector)} needs it focused, "
+                                     "and an agent could focus it only by clicking it, which would also activate it")
+            steps += await self._pointed(op, "click")
+        key = op.text or "Enter"
         before = await self._before()
-        try:  # a native <select>'s popup is not part of the page: pick the option as the popup would
-            await self.page.select_option(f'[data-testid="{op.selector}"]', value=op.text or "", timeout=2000)
-        except Exception as err:  # Playwright's own Error: no such option, or the select is disabled
-            raise EpisodeFailure("element_missing", f"cannot choose {op.text!r} in data-testid={op.selector!r}: "
-                                 f"{str(err).splitlines()[0]}") from None
-        return [self._step("select", op, before, box, element=info["name"], text=op.text or "")]
+        await self._do(Action("key", text=key))
+        return [*steps, self._step("press", op, before, box, element=info["name"], key=key)]
 
     async def _op_drag(self, op: Op) -> list[Step]:
-        box, info = await self.locate(op.selector)
+        box, info, steps = await self.locate(op.selector, scroll=op)
         before = await self._before()
         mouse = self.page.mouse
+        self.pacer.expect()
         await mouse.move(*box.center)
         await mouse.down()
-        target, _ = await self.locate(op.text)  # drop targets may appear only once a drag has started
+        target, _, _ = await self.locate(op.text)  # drop targets may appear only once a drag has started
         await mouse.move(*target.center, steps=4)
         await mouse.up()
-        return [self._step("drag", op, before, box, element=info["name"], to=list(target.center), to_selector=op.text,
-                           to_bbox=target.rounded())]
+        self.hovering = False
+        await self.pacer.rest("drag")
+        return [*steps, self._step("drag", op, before, box, element=info["name"], to=list(target.center),
+                                   to_selector=op.text, to_bbox=target.rounded())]
 
     async def _op_wait(self, op: Op) -> list[Step]:
-        if self.fake_time:
-            await self.page.clock.run_for(op.limit or 0)
+        """Time an agent lets pass: each action is followed by SETTLE_MS of the page's time, so a shorter wait has
+        passed already; a longer one is no step an agent can take."""
+        if self.fake_time and (op.limit or 0) > SETTLE_MS:
+            raise EpisodeFailure("unreproducible", f"a wait of {op.limit} ms is longer than the {SETTLE_MS} ms that "
+                                 "pass after each action of an agent")
         return []
 
     async def _op_scroll_until_visible(self, op: Op) -> list[Step]:
@@ -248,25 +310,13 @@ class Actor:
         for _ in range(op.limit or MAX_SCROLLS):
             if await self.visible(op.selector):
                 return steps
-            top, bottom = await self.page.evaluate(SCROLL_JS)
-            if top >= bottom:
+            step = await self._wheel(op, "down")
+            if step is None:
                 break
-            before = await self._before()
-            centre = (SIZE[0] // 2, SIZE[1] // 2)
-            await self.page.mouse.move(*centre)
-            await self.page.mouse.wheel(0, SCROLL_STEP)
-            await self._scrolled_from(top)
-            steps.append(self._step("scroll", op, before, None, centre, direction="down", dy=SCROLL_STEP))
+            steps.append(step)
         if not await self.visible(op.selector):
             raise EpisodeFailure("not_visible", f"data-testid={op.selector!r} did not come into view by scrolling")
         return steps
-
-    async def _scrolled_from(self, before: int) -> None:
-        """Wait until a wheel event has moved the page (it is applied asynchronously)."""
-        for _ in range(50):
-            if (await self.page.evaluate(SCROLL_JS))[0] != before:
-                return
-        raise EpisodeFailure("timeout", "the page did not scroll")
 
     async def _op_repeat_click(self, op: Op) -> list[Step]:
         steps: list[Step] = []

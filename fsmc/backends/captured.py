@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from fsmc.backends.actor import LOCATE_JS, VISIBLE_JS, Actor
+from fsmc.backends.pointer import lifts, prepare
 from fsmc.backends.protocol import JPEG, Backend, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
 from fsmc.browser import Chromium, Sink
 from fsmc.capture.folder import CaptureFolder
@@ -61,25 +62,6 @@ class SelectorActor(Actor):
         except Exception as err:  # Playwright's own Error: not a valid CSS selector
             raise EpisodeFailure("element_missing", f"{self.what(testid)}: {str(err).splitlines()[0]}") from None
 
-    async def _op_press(self, op: Op) -> list[Step]:
-        box, info = await self.locate(op.selector)
-        before = await self._before()
-        if not info["focused"]:
-            await (self.page.mouse.click(*box.center) if info["field"] else self.page.focus(op.selector or ""))
-        key = op.text or "Enter"
-        await self.page.keyboard.press(key)
-        return [self._step("press", op, before, box, element=info["name"], key=key)]
-
-    async def _op_select(self, op: Op) -> list[Step]:
-        box, info = await self.locate(op.selector)
-        before = await self._before()
-        try:
-            await self.page.select_option(op.selector or "", value=op.text or "", timeout=2000)
-        except Exception as err:  # Playwright's own Error: no such option
-            raise EpisodeFailure("element_missing", f"cannot choose {op.text!r} in {op.selector!r}: "
-                                 f"{str(err).splitlines()[0]}") from None
-        return [self._step("select", op, before, box, element=info["name"], text=op.text or "")]
-
 
 class PageEpisode:
     """One page of its own pinned context on a site whose requests go through `routes`."""
@@ -87,6 +69,7 @@ class PageEpisode:
     def __init__(self, page: Any, routes: Routes, start: str, image: ImageFormat):
         self.page, self.routes, self.start = page, routes, start
         self.actor = SelectorActor(page, image=image)
+        self.actor.pacer = self  # an action may load a page: each rests once that load is in
         self._loads = self._loads_before = 0  # page loads so far, and before the last operation
         self._load = asyncio.Event()
         page.on("load", self._loaded)
@@ -116,18 +99,18 @@ class PageEpisode:
         return await self.actor.perform(op, capture)
 
     async def settle(self) -> None:
-        """Wait for a page load the last operation started (a link, a form), then let the page come to rest."""
-        await self._come_to_rest(mouse_leaves=True)
+        """After a move: each action rested already (`rest`), so the page is at rest in its new state."""
+        await self.actor.moved()
 
     def expect(self) -> None:
         """An action is about to be done on the page outside `perform` (an agent's own click): the page loads it
         starts are counted from here."""
         self._loads_before = self._loads
 
-    async def rest(self) -> None:
-        """After an agent's own action: wait for the page load it started, if any, then let the page come to rest
-        with the mouse where the agent left it (a hover lasts)."""
-        await self._come_to_rest(mouse_leaves=False)
+    async def rest(self, kind: str) -> None:
+        """After an action of this kind (the actor's or an agent's own): wait for the page load it started, if any,
+        then let the page come to rest, the pointer gone from the page but after a hover (`pointer.lifts`)."""
+        await self._come_to_rest(mouse_leaves=lifts(kind))
 
     async def _come_to_rest(self, mouse_leaves: bool) -> None:
         loads = self._loads_before
@@ -138,12 +121,12 @@ class PageEpisode:
         if leaving or self._loads != loads:
             await self._next_load(loads)
         try:
-            await self.actor.settle(STILL_JS, mouse_leaves=mouse_leaves)
+            await self.actor.rest_page(STILL_JS, mouse_leaves=mouse_leaves)
         except Exception as err:  # Playwright's own Error: a load began that nothing announced (a script's submit())
             if "destroyed" not in str(err):
                 raise
             await self.page.wait_for_load_state("load")
-            await self.actor.settle(STILL_JS, mouse_leaves=mouse_leaves)
+            await self.actor.rest_page(STILL_JS, mouse_leaves=mouse_leaves)
 
     async def _next_load(self, loads: int) -> None:
         while self._loads <= loads:
@@ -228,8 +211,8 @@ class FromStartEpisode:
     def expect(self) -> None:
         self.inner.expect()
 
-    async def rest(self) -> None:
-        await self.inner.rest()
+    async def rest(self, kind: str) -> None:
+        await self.inner.rest(kind)
 
     async def screenshot(self) -> bytes:
         return await self.inner.screenshot()
@@ -270,6 +253,7 @@ class _BrowserSite(Backend):
     async def open(self) -> PageEpisode:
         routes = self.routes()
         page = await pinned_page(self._chromium.browser, routes, self.proxy())
+        await prepare(page)
         episode = PageEpisode(page, routes, self.start_url, self.image)
         self.episodes.append(episode)
         return episode

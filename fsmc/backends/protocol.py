@@ -139,7 +139,7 @@ class Episode(Protocol):
         ...
 
     async def settle(self) -> None:
-        """Let the episode come to rest after a move: its view is then the settled view of its state."""
+        """After a move: the episode at rest, its view the settled view of its state (the pointer gone from the page)."""
 
     async def state(self) -> dict[str, Any]:
         """The state, in the semantics' JSON form (`Machine.to_json`)."""
@@ -154,15 +154,15 @@ class Episode(Protocol):
 
 @runtime_checkable
 class AgentPaced(Protocol):
-    """An episode whose page an agent may act on directly, outside `perform` (the environments' pixel actions), and
-    whose page may load because of it (a link, a form posted): `expect` is called before such an action, and `rest`
-    after it waits for the load it started and lets the page come to rest, the mouse where the agent left it. The
-    captured and cloned sites' episodes are; the generated site's pages never load, and the environments let them rest
-    themselves."""
+    """An episode whose page an agent may act on directly, outside `perform` (the environments' pixel actions): `expect`
+    is called before such an action, and `rest` after it, with the action's kind: it waits for a page load the action
+    started (a link, a form posted), then lets the page come to rest as after each of the actor's own actions (the
+    pointer leaves the page after all but a hover, `fsmc.backends.pointer.lifts`). Every Chromium backend's episodes
+    are."""
 
     def expect(self) -> None: ...
 
-    async def rest(self) -> None: ...
+    async def rest(self, kind: str) -> None: ...
 
 
 class Backend(Protocol):

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fsmc.backends.actor import SETTLE_MS, Actor, resting_js
+from fsmc.backends.pointer import prepare
 from fsmc.backends.protocol import JPEG, Backend, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
 from fsmc.browser import Chromium, Isolation, Sink, SiteServer, open_site
 
@@ -64,7 +65,7 @@ class SiteEpisode:
             except Exception:  # Playwright's own Error: the page crashed or left the site; the long way loads it again
                 quick = None
             if quick is not None:
-                self.actor.pristine = True
+                self.actor.pristine, self.actor.hovering = True, False
                 return dict(quick)
         try:
             await self._harness(RESET_JS, state)
@@ -81,7 +82,14 @@ class SiteEpisode:
         return await self.actor.perform(op, capture)
 
     async def settle(self) -> None:
-        await self.actor.settle()
+        await self.actor.moved()
+
+    def expect(self) -> None:
+        """An agent's own action is about to be done on the page (its pages never load: nothing to count)."""
+
+    async def rest(self, kind: str) -> None:
+        """After an agent's own action of this kind: as after each of the actor's (`Actor.rest`)."""
+        await self.actor.rest(kind)
 
     async def state(self) -> dict[str, Any]:
         state: dict[str, Any] = await self._harness(STATE_JS)
@@ -136,6 +144,7 @@ class GeneratedSite(Backend):
         assert self._server is not None and self._isolation is not None and self._sink is not None, \
             "start the backend first"
         page = await open_site(self._chromium.browser, self._server.url, self._isolation, proxy=self._sink.url)
+        await prepare(page)
         return SiteEpisode(page, self._server.url, self.image)
 
     async def close(self) -> None:

@@ -28,7 +28,7 @@ from typing import Any
 from fsmc import ir
 from fsmc.engines.python import reads
 from fsmc.printer import expr_to_fsm, value_to_fsm
-from fsmc.semantics import Machine, State, format_value, render_template
+from fsmc.semantics import Machine, Move, State, format_value, render_template
 
 MAX_PER_FAMILY = 256
 TITLE_COLUMNS = ("title", "name", "label", "headline")
@@ -350,3 +350,35 @@ def derived_families(machine: Machine) -> list[Family]:
     """The derived goal families of a machine, in a fixed order: terminal, contents, view, value."""
     views = list(_view_families(machine))
     return [TerminalFamily(machine), *_contents_families(machine), *views, *_value_families(machine, views)]
+
+
+def goal_holds(machine: Machine, goal: dict[str, Any], state: State) -> bool | str:
+    """Whether a goal (its JSON form, as trajectories.jsonl records it) holds in `state`, or why it cannot be told."""
+    if goal.get("kind") == "task":
+        task = next((t for t in machine.spec.tasks if t.name == goal.get("task")), None)
+        if task is None:
+            return f"the spec has no task {goal.get('task')!r}"
+        params = goal.get("params") or {}
+        try:
+            args = tuple(params[p.name] for p in task.params)
+        except KeyError as err:
+            return f"the goal lacks parameter {err}"
+        return bool(machine.holds(task, args, state))
+    match = goal.get("match")
+    if not isinstance(match, dict):
+        return "the goal has neither a task nor a match"
+    js = machine.to_json(state)
+    if match.get("page") is not None and match["page"] != js["page"]:
+        return False
+    want = match.get("vars") or {}
+    return all(name in js["vars"] and js["vars"][name] == value for name, value in want.items())
+
+
+def holds_before_end(machine: Machine, goal: dict[str, Any], moves: list[Move]) -> bool:
+    """Whether the goal holds in a state the moves pass through before their last (where an episode would end)."""
+    s = machine.initial()
+    for mv in moves:
+        if goal_holds(machine, goal, s) is True:
+            return True
+        s = machine.step(s, mv)
+    return False

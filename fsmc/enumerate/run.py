@@ -17,6 +17,7 @@ from fsmc.compilation import Compilation
 from fsmc.engines import Progress
 from fsmc.enumerate.checkpoint import EVERY, PARTS, Checkpoint, Note, goal_from_json, goal_to_json, run_key
 from fsmc.enumerate.checkpoint import Progress as CheckpointProgress
+from fsmc.enumerate.goals import holds_before_end
 from fsmc.enumerate.negatives import negatives
 from fsmc.enumerate.output import OutDir, bfs_path, dumps_doc, dumps_line, file_digest, spec_digest, spec_reference
 from fsmc.enumerate.progress import PhaseProgress  # on_phase(name, done, total, depth): explore, scan, write
@@ -103,8 +104,12 @@ class _Writer:
             paths = [bfs_path(m.spec, rec)]
             ids.append(self._emit(rec))
             task["answer"], task["shortest"] = rec["answer"], len(shortest)
-            for n, other in enumerate(planned["others"], 1):
-                alt = trajectory(m, g, f"{g.id}#{n}", [m.all_moves[k] for k in other], label="alternative")
+            # an alternative that passes through a state where the goal holds is no demonstration: an episode
+            # would end there
+            others = [[m.all_moves[k] for k in other] for other in planned["others"]]
+            goal = g.to_json()
+            for n, moves in enumerate((mv for mv in others if not holds_before_end(m, goal, mv)), 1):
+                alt = trajectory(m, g, f"{g.id}#{n}", moves, label="alternative")
                 paths.append(bfs_path(m.spec, alt))
                 ids.append(self._emit(alt))
             if self.opts.negatives:

@@ -21,6 +21,7 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.enumerate.answers import answer_record
+from fsmc.enumerate.goals import goal_holds
 from fsmc.enumerate.output import file_digest, resolve_spec, spec_digest
 from fsmc.enumerate.trajectories import gui_ops
 from fsmc.formats import load
@@ -109,24 +110,7 @@ class _Checker:
     # ---------------------------------------------------------------- goals
     def goal_holds(self, goal: dict[str, Any], state: State) -> bool | str:
         """Whether the recorded goal holds in state, or why it cannot be evaluated."""
-        if goal.get("kind") == "task":
-            task = self.tasks.get(str(goal.get("task")))
-            if task is None:
-                return f"the spec has no task {goal.get('task')!r}"
-            params = goal.get("params") or {}
-            try:
-                args = tuple(params[p.name] for p in task.params)
-            except KeyError as err:
-                return f"the goal lacks parameter {err}"
-            return bool(self.m.holds(task, args, state))
-        match = goal.get("match")
-        if not isinstance(match, dict):
-            return "the goal has neither a task nor a match"
-        js = self.m.to_json(state)
-        if match.get("page") is not None and match["page"] != js["page"]:
-            return False
-        want = match.get("vars") or {}
-        return all(name in js["vars"] and js["vars"][name] == value for name, value in want.items())
+        return goal_holds(self.m, goal, state)
 
     # ---------------------------------------------------------------- moves
     def find(self, rec: dict[str, Any]) -> Move | str:
@@ -216,10 +200,11 @@ class TrajectoryChecker(_Checker):
             self.fail(*where, "the goal does not hold at the end")
         if t.get("kind") == "negative" and holds:
             self.fail(*where, f"the goal holds at the end of a {t.get('label')} negative")
-        if t.get("label") in ("shortest", "truncated"):
+        if t.get("label") in ("shortest", "alternative", "truncated"):
             early = next((k for k, s in enumerate(states[:-1]) if self.goal_holds(t["goal"], s) is True), None)
             if early is not None:
-                what = "not shortest" if t.get("label") == "shortest" else "not truncated before the goal"
+                what = {"shortest": "not shortest", "truncated": "not truncated before the goal",
+                        "alternative": "an episode would end before its last move"}[t["label"]]
                 self.fail(*where, f"{what}: the goal already holds after {early} moves")
         self._task(where, t, states[-1])
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from fsmc.backends.pointer import Action
 from fsmc.export.actions import ACTION_TYPES
 
 WIDTH, HEIGHT = 1280, 720
@@ -26,26 +26,6 @@ class InvalidAction(ValueError):
 
 class OffScreen(InvalidAction):
     """A coordinate outside the screenshot."""
-
-
-@dataclass(frozen=True)
-class Action:
-    """A checked action: its kind, where (pixels of the screenshot) and what."""
-
-    kind: str
-    point: tuple[int, int] | None = None
-    to: tuple[int, int] | None = None
-    text: str | None = None  # type and answer: the text; select: the value; key: the key; scroll: the direction
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"action": self.kind}
-        if self.point is not None:
-            out["coordinate"] = list(self.point)
-        if self.to is not None:
-            out["to"] = list(self.to)
-        if self.text is not None:
-            out[{"select": "value", "key": "key", "scroll": "direction"}.get(self.kind, "text")] = self.text
-        return out
 
 
 def _point(value: Any, name: str, size: tuple[int, int]) -> tuple[int, int]:

@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
+from fsmc.backends.pointer import MOVED, lifts, perform
 from fsmc.backends.protocol import AgentPaced, Episode, EpisodeFailure
-from fsmc.env import pointer
 from fsmc.env.actions import HEIGHT, WIDTH, Action, parse
 from fsmc.env.reach import reach
 from fsmc.env.tasks import Task, TaskSet
@@ -80,14 +80,14 @@ class AsyncFsmcEnv:
     """An episode of a backend driven by agent actions; `reset` and `step` follow gymnasium's contract, awaited."""
 
     def __init__(self, episode: Episode, tasks: TaskSet, *, max_steps: int = DEFAULT_MAX_STEPS,
-                 observe: tuple[str, ...] = ("screenshot",), fake_time: bool = True,
+                 observe: tuple[str, ...] = ("screenshot",),
                  views: dict[str, bytes] | None = None, jumps: bool = True):
         if unknown := set(observe) - set(OBSERVABLES):
             raise ValueError(f"unknown observation {sorted(unknown)}; choose from {OBSERVABLES}")
         self.episode, self.tasks, self.machine = episode, tasks, tasks.machine
-        self.max_steps, self.observe, self.fake_time, self.jumps = max_steps, observe, fake_time, jumps
+        self.max_steps, self.observe, self.jumps = max_steps, observe, jumps
         self.page: Any = getattr(episode, "page", None)
-        self._paced = isinstance(episode, AgentPaced)  # its pages may load after an action: it says when they are in
+        self._paced = isinstance(episode, AgentPaced)  # it lets its page rest after an agent's own action
         self.task: Task | None = None
         self.steps = 0
         self.done = False
@@ -95,7 +95,6 @@ class AsyncFsmcEnv:
         self._state: State | None = None  # the last state the semantics vouch for
         self._path: list[Move] = []  # the moves from the backend's start state to it (a backend that cannot jump)
         self._rng = random.Random()
-        self._prepared = False
         self.last: Observation | None = None
         # The settled view of a state, by state: a page at rest is a function of its state alone (docs/replay.md),
         # so a reset to a state seen before needs no screenshot. Shared by the environments of one site. Not where
@@ -125,9 +124,6 @@ class AsyncFsmcEnv:
         task = self.pick(seed, options)
         self.task, self.steps, self.done = task, 0, False
         self._state = self.machine.from_json(task.initial)
-        if self.page is not None and not self._prepared:
-            await pointer.prepare(self.page)
-            self._prepared = True
         if self.jumps:
             shown = await self.episode.reset(task.initial)
             if shown != task.initial:
@@ -173,7 +169,7 @@ class AsyncFsmcEnv:
         return float(accepted), True
 
     async def _act(self, act: Action, info: dict[str, Any]) -> None:
-        if self.page is None:
+        if self.page is None or not self._paced:
             raise TypeError("this backend's episodes have no page to act on with mouse and keyboard")
         try:
             note = await asyncio.wait_for(self._perform(act), ACTION_TIMEOUT_S)
@@ -186,16 +182,16 @@ class AsyncFsmcEnv:
         if note:
             info["note"] = note
         await self._advance(info)
+        if info.get("move") is not None and not lifts(act.kind):  # a move is complete: the pointer leaves, as in replay
+            await cast(AgentPaced, self.episode).rest(MOVED)
 
     async def _perform(self, act: Action) -> str | None:
-        if not self._paced:  # the generated site: its pages never load
-            note = await pointer.perform(self.page, act)
-            await pointer.rest(self.page, self.fake_time)
-            return note
+        """The action with the real mouse and keyboard, then the page at rest as after each step of a replay (the page
+        load it started finished, time passed, the pointer gone from the page but after a hover)."""
         paced = cast(AgentPaced, self.episode)
         paced.expect()
-        note = await pointer.perform(self.page, act)
-        await paced.rest()  # the page load the action started (a link, a form), if any, finished
+        note = await perform(self.page, act)
+        await paced.rest(act.kind)
         return note
 
     async def _advance(self, info: dict[str, Any]) -> None:

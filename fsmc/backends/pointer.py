@@ -1,11 +1,20 @@
-"""Checked actions done in a Chromium page with the real mouse and keyboard, at the agent's pixels."""
+"""An agent's action done in a Chromium page with the real mouse and keyboard, at pixels, and what follows each one.
+
+One code path for every actor of the project: the environments do an agent's checked action with `perform`, and
+replay's actor does each atomic operation of a GUI procedure through the same function, at the centre of the
+element it found. After every action the page comes to rest the same way (`after`): the pointer leaves the page
+(but after a hover, whose menu must stay open), time passes on the page's fake clock and the images load. So the
+view before each step of a dataset is the view the environment shows after the same actions from the same reset.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from fsmc.backends.actor import SCROLL_STEP, come_to_rest
-from fsmc.env.actions import Action
+from fsmc.browser.chromium import VIEWPORT
+
+SCROLL_STEP = VIEWPORT["height"] // 2
 
 # The element under a point, if it is a <select> (or inside one); its options' values and labels.
 SELECT_AT_JS = """([x, y]) => {
@@ -29,6 +38,34 @@ GUARDS_JS = """() => { if (window.__fsmcGuards) return; window.__fsmcGuards = tr
     if (s) { e.preventDefault(); s.focus(); } }, true); }"""
 SCROLL_POS_JS = "() => [Math.round(scrollX), Math.round(scrollY)]"
 WHEEL = {"down": (0, SCROLL_STEP), "up": (0, -SCROLL_STEP), "right": (SCROLL_STEP, 0), "left": (-SCROLL_STEP, 0)}
+AWAY = (0, 0)  # where the pointer rests between actions: the page's corner, over no control
+MOVED = "moved"  # no action: the rest once a move is complete, which the pointer leaves the page for, even after a hover
+
+
+@dataclass(frozen=True)
+class Action:
+    """A checked agent action: its kind, where (pixels of the screenshot) and what."""
+
+    kind: str
+    point: tuple[int, int] | None = None
+    to: tuple[int, int] | None = None
+    text: str | None = None  # type and answer: the text; select: the value; key: the key; scroll: the direction
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"action": self.kind}
+        if self.point is not None:
+            out["coordinate"] = list(self.point)
+        if self.to is not None:
+            out["to"] = list(self.to)
+        if self.text is not None:
+            out[{"select": "value", "key": "key", "scroll": "direction"}.get(self.kind, "text")] = self.text
+        return out
+
+
+def lifts(kind: str) -> bool:
+    """Whether the pointer leaves the page after an action of this kind: after all but a hover, whose menu or
+    tooltip must stay open for the next action. So a view never depends on where an earlier click was made."""
+    return kind != "hover"
 
 
 async def prepare(page: Any) -> None:
@@ -38,7 +75,8 @@ async def prepare(page: Any) -> None:
 
 
 async def perform(page: Any, action: Action) -> str | None:
-    """Do one action (not `answer`) on the page; a note when it did nothing an agent could not see (a missed select)."""
+    """Do one action (not `answer`) on the page; a note when it did nothing an agent could see (a missed select, a
+    wheel turn that moved nothing)."""
     mouse, keyboard = page.mouse, page.keyboard
     if action.kind == "key":
         await keyboard.press(action.text)
@@ -65,7 +103,7 @@ async def perform(page: Any, action: Action) -> str | None:
         await mouse.move(*action.to, steps=4)
         await mouse.up()
     elif action.kind == "scroll":
-        await _scroll(page, x, y, action.text or "down")
+        return await _scroll(page, x, y, action.text or "down")
     return None
 
 
@@ -81,16 +119,12 @@ async def _select(page: Any, x: int, y: int, value: str) -> str | None:
     return None
 
 
-async def _scroll(page: Any, x: int, y: int, direction: str) -> None:
+async def _scroll(page: Any, x: int, y: int, direction: str) -> str | None:
     """Turn the wheel over the point and wait until the page has moved (wheel events are applied asynchronously)."""
     before = await page.evaluate(SCROLL_POS_JS)
     await page.mouse.move(x, y)
     await page.mouse.wheel(*WHEEL[direction])
     for _ in range(20):
         if await page.evaluate(SCROLL_POS_JS) != before:
-            return
-
-
-async def rest(page: Any, fake_time: bool = True) -> None:
-    """Let the page come to rest after an action: time passes (fake, so instantly) and images load; the mouse stays."""
-    await come_to_rest(page, fake_time)
+            return None
+    return f"the page did not scroll {direction}"

@@ -96,7 +96,7 @@ def test_reset_restores_the_database_and_reads_the_state() -> None:
 
 def test_replay_keeps_every_trajectory(out: Path, tmp_path: Path) -> None:
     summary, stats = replay(out, None, tmp_path / "data", workers=2)
-    assert summary["trajectories"] == len((out / "trajectories.jsonl").read_text().splitlines()) > 10
+    assert summary["trajectories"] == len((out / "trajectories.jsonl").read_text().splitlines()) >= 5
     assert summary["kept"] == summary["trajectories"], summary["rejected_examples"]
     rows = [json.loads(line) for line in (tmp_path / "data" / "trajectories.jsonl").read_text().splitlines()]
     steps = [s for r in rows for s in r["steps"]]
@@ -279,8 +279,11 @@ def test_one_environment_at_a_time_and_closing_closes_its_context(pool: Any) -> 
 
 
 def test_eval_with_the_oracle_scores_every_task(out: Path, tmp_path: Path) -> None:
+    """The oracle acts out the replay's exported actions on the application: what the datasets teach works there."""
+    replay(out, None, tmp_path / "data", workers=1)
     assert main(["eval", "--site", "todo", "--tasks-from", str(out), "--policy", "oracle", "--tasks", "log_out",
-                 "terminal", "-o", str(tmp_path / "eval")]) == 0  # four environments asked for: one episode at a time
+                 "terminal", "--data", str(tmp_path / "data"),
+                 "-o", str(tmp_path / "eval")]) == 0  # four environments asked for: one episode at a time
     results = json.loads((tmp_path / "eval" / "results.json").read_text(encoding="utf-8"))
     assert (results["episodes"], results["success_rate"]) == (2, 1.0), results
 

@@ -44,10 +44,26 @@ def pool(site: Site) -> Iterator[Pool]:
     loop.close()
 
 
+@pytest.fixture(scope="module")
+def demos(shop_site: Path, shop_out: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A replay of the shortest trajectories of ORACLE_TASKS: what the oracle acts out (their exported actions)."""
+    from conftest import write_sample
+
+    from fsmc.replay import replay
+
+    lines = [line for line in (shop_out / "trajectories.jsonl").read_text(encoding="utf-8").splitlines()
+             if (t := json.loads(line))["task_id"] in ORACLE_TASKS and t["label"] == "shortest"]
+    sample = write_sample(shop_out, tmp_path_factory.mktemp("demos") / "out", lines)
+    data = tmp_path_factory.mktemp("demos") / "data"
+    replay(sample, shop_site, data, workers=2)
+    return data
+
+
 def run_eval(pool: Pool, policy: Any, out: Path, tasks: list[str], **options: Any) -> dict[str, Any]:
     p, loop = pool
     episodes = options.pop("episodes", None)
-    make = make_policy(policy, **options.pop("endpoint", {})) if isinstance(policy, str) else policy
+    make = (make_policy(policy, options.pop("data", None), **options.pop("endpoint", {})) if isinstance(policy, str)
+            else policy)
     planned = plan(list(p.sites.values()), tasks, episodes, options.pop("seed", 0))
     return loop.run_until_complete(evaluate(p, planned, make, out, meta={"policy": str(policy)}, **options))
 
@@ -57,9 +73,9 @@ def episodes(out: Path) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def oracle_out(pool: Pool, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def oracle_out(pool: Pool, demos: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("eval") / "oracle"
-    run_eval(pool, "oracle", out, ORACLE_TASKS, n=2)
+    run_eval(pool, "oracle", out, ORACLE_TASKS, n=2, data={"shop": demos})
     return out
 
 
@@ -183,6 +199,7 @@ def test_an_unreachable_endpoint_stops_with_one_line_and_writes_nothing(shop_sit
     (["--site", "nosuchsite"], "is not a built site"),
     (["--tasks", "no/such-task"], "no task 'no/such-task'"),
     (["--policy", "telepathy"], "unknown policy 'telepathy'"),
+    (["--data", "nowhere"], "nowhere holds no replay"),
     (["--policy", "callable:no_such_module:act"], "cannot import 'no_such_module'"),
     (["--policy", "openai"], "needs --model"),
     (["-n", "0"], "-n must be at least 1"),
@@ -206,7 +223,16 @@ def test_an_output_folder_of_something_else_is_left_alone(shop_site: Path, shop_
     precious = tmp_path / "precious"
     precious.mkdir()
     (precious / "notes.txt").write_text("mine")
-    code = main(["eval", "--site", "shop", "--dist", str(shop_site), "--tasks-from", str(shop_out), "--policy", "oracle",
+    code = main(["eval", "--site", "shop", "--dist", str(shop_site), "--tasks-from", str(shop_out), "--policy", "random",
                  "--tasks", SHORT, "-o", str(precious)])
     assert code == 2 and "not an `fsmc eval` output" in capsys.readouterr().err
     assert [p.name for p in precious.iterdir()] == ["notes.txt"]
+
+
+def test_the_oracle_acts_out_exactly_what_the_datasets_teach(oracle_out: Path, demos: Path) -> None:
+    from fsmc.export.datasets import agent_steps, read_kept
+
+    taught = {t["task_id"]: [a for a, _ in agent_steps(t)] for t in read_kept(demos)}
+    assert set(taught) == set(ORACLE_TASKS)
+    for task, actions in taught.items():
+        assert oracle_actions(oracle_out, task) == actions, task

@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, fail
@@ -20,7 +21,9 @@ Each episode resets an environment to a task and asks the policy for one action 
 action format, pixels of the 1280x720 screenshot) until the task is done (the semantics decide),
 the episode ends, or --max-steps steps. Policies:
 
-  oracle                   the task's shortest verified trajectory (must score 100 %)
+  oracle                   the actions the exported datasets teach for the task's shortest kept
+                           trajectory of a replay (--data, default data/<site>), at the same pixels:
+                           it must score 100 %, which proves the datasets
   random                   random pixel actions, seeded (--seed): the same seed, the same output
   callable:MODULE:FUNCTION fn(observation, info) -> action dict or None, sync or async
   openai                   a vision-language model behind any OpenAI-compatible endpoint (vLLM,
@@ -43,6 +46,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tasks-from", metavar="OUT", help="the `fsmc enumerate` output (one --site only; default out/<site>)")
     p.add_argument("--spec", help="the spec, where the enumerate output's manifest does not find it (one --site only)")
     p.add_argument("--policy", required=True, help="oracle, random, callable:MODULE:FUNCTION or openai")
+    p.add_argument("--data", metavar="DATA", help="the oracle's replay folder, whose exported actions it acts out "
+                   "(one --site only; default data/<site>)")
     p.add_argument("--model", help="the openai policy's model")
     p.add_argument("--base-url", help="the openai policy's endpoint (default $OPENAI_BASE_URL, else OpenAI's)")
     p.add_argument("--api-key", help="the openai policy's key (default $OPENAI_API_KEY; local servers take any)")
@@ -73,6 +78,20 @@ def _sites(args: argparse.Namespace) -> list[Any]:
         if s.tasks.site != s.name:
             raise ValueError(f"{s.tasks.out} holds the tasks of {s.tasks.site!r}, not of {s.name!r}")
     return sites
+
+
+def _replays(args: argparse.Namespace, sites: list[Any]) -> dict[str, Path]:
+    """The oracle's replay folder of each site (--data, else data/<site>); none for the other policies."""
+    if args.policy != "oracle":
+        return {}
+    if args.data and len(sites) > 1:
+        raise ValueError("--data goes with one --site only")
+    data = {s.name: Path(args.data or os.path.join("data", s.name)) for s in sites}
+    for name, folder in data.items():
+        if not (folder / "trajectories.jsonl").is_file():
+            raise FileNotFoundError(f"the oracle acts out the actions the datasets of a replay teach, and {folder} holds "
+                                    f"no replay: run `fsmc replay OUT --site {name} -o {folder}` or give --data DATA")
+    return data
 
 
 def _check_numbers(args: argparse.Namespace) -> None:
@@ -107,15 +126,20 @@ def run(args: argparse.Namespace) -> int:
     from fsmc.enumerate.verify import VerifyError
     from fsmc.env.tasks import UnknownTask
     from fsmc.eval import PolicyUnavailable, evaluate, make_policy, plan
+    from fsmc.eval.policies import Demonstrations
     from fsmc.replay.inputs import InputError
 
     _check_numbers(args)
     try:
         sites = _sites(args)
         planned = plan(sites, args.tasks, args.episodes, args.seed)
-        make = make_policy(args.policy, model=args.model, base_url=args.base_url, api_key=args.api_key,
+        data = _replays(args, sites)
+        make = make_policy(args.policy, data, model=args.model, base_url=args.base_url, api_key=args.api_key,
                            prompt=args.prompt, timeout=args.timeout, max_retries=args.retries)
-    except (FileNotFoundError, VerifyError, SpecError, UnknownTask, ValueError, InputError, BackendError) as err:
+        if args.policy == "oracle":
+            Demonstrations(data).check([(e.site, e.task.id) for e in planned])
+    except (FileNotFoundError, VerifyError, SpecError, UnknownTask, ValueError, InputError, BackendError,
+            LookupError) as err:
         # ValueError: UnknownPolicy; InputError, BackendError: the backend the spec declares is missing or wrong
         raise fail(f"fsmc eval: {err}", EXIT_UNREADABLE) from None
     meta = {"policy": args.policy, "seed": args.seed, "sites": [s.name for s in sites], "tasks": args.tasks,

@@ -6,17 +6,16 @@ import asyncio
 import functools
 import importlib
 import inspect
-import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from fsmc.env.core import AsyncFsmcEnv, Observation
-from fsmc.env.oracle import Oracle, oracle_for
 from fsmc.env.tasks import Task
 from fsmc.eval.policy import PolicyMaker
+from fsmc.export.datasets import agent_steps, read_kept
 
 POLICIES = ("oracle", "random", "callable:MODULE:FUNCTION", "openai")
 
@@ -25,46 +24,53 @@ class UnknownPolicy(ValueError):
     """A policy name fsmc does not know, or a callable it cannot import."""
 
 
-class Trajectories:
-    """The shortest verified trajectory of each task, read once per enumerate output and shared by the episodes."""
+class Demonstrations:
+    """Each task's demonstration as the datasets teach it: the actions `fsmc export` writes for the task's shortest
+    kept trajectory of a replay (`fsmc.export.datasets.agent_steps`), read once per replay folder."""
 
-    def __init__(self) -> None:
-        self._by_out: dict[Path, dict[str, dict[str, Any]]] = {}
+    def __init__(self, data: Mapping[str, Path]):
+        self.data = dict(data)  # the replay folder of each site
+        self._by_site: dict[str, dict[str, list[dict[str, Any]]]] = {}
 
-    def shortest(self, out: Path, task_id: str) -> dict[str, Any]:
-        if out not in self._by_out:
-            self._by_out[out] = self._read(out / "trajectories.jsonl")
+    def actions(self, site: str, task_id: str) -> list[dict[str, Any]]:
+        if site not in self._by_site:
+            self._by_site[site] = self._read(site)
         try:
-            return self._by_out[out][task_id]
+            return self._by_site[site][task_id]
         except KeyError:
-            raise LookupError(f"{out / 'trajectories.jsonl'} has no shortest trajectory of {task_id!r}") from None
+            raise LookupError(f"the replay in {self.data[site]} kept no trajectory of {task_id!r}: the oracle acts out "
+                              "what the datasets teach") from None
 
-    @staticmethod
-    def _read(path: Path) -> dict[str, dict[str, Any]]:
-        found: dict[str, dict[str, Any]] = {}
-        with path.open(encoding="utf-8") as f:
-            for line in f:
-                t = json.loads(line)
-                if t["kind"] == "positive" and t["label"] == "shortest":
-                    found.setdefault(t["task_id"], t)
-        return found
+    def _read(self, site: str) -> dict[str, list[dict[str, Any]]]:
+        if site not in self.data:
+            raise LookupError(f"the oracle has no replay of {site!r}: give --data DATA")
+        best: dict[str, dict[str, Any]] = {}
+        for t in read_kept(self.data[site]):
+            known = best.get(t["task_id"])
+            if known is None or (t["label"] == "shortest", -len(t["steps"])) > (known["label"] == "shortest",
+                                                                                 -len(known["steps"])):
+                best[t["task_id"]] = t
+        return {task: [action for action, _ in agent_steps(t)] for task, t in best.items()}
+
+    def check(self, tasks: list[tuple[str, str]]) -> None:
+        """Every (site, task) planned has a demonstration (raises LookupError before any browser starts)."""
+        for site, task in tasks:
+            self.actions(site, task)
 
 
 class OraclePolicy:
-    """The task's shortest verified trajectory acted out with pixel actions (fsmc/env/oracle.py). Privileged: it
-    reads element boxes from the page, so it scores 100 % exactly when the environment and the semantics agree."""
+    """The task's demonstration, as the exported datasets teach it: the same actions at the same coordinates, one per
+    step. Its 100 % proves the datasets: what they say an agent did, an agent does in the environment."""
 
-    def __init__(self, trajectories: Trajectories):
-        self.trajectories = trajectories
-        self.oracle: Oracle | None = None
-        self.page: Any = None
+    def __init__(self, demonstrations: Demonstrations):
+        self.demonstrations = demonstrations
+        self.todo: list[dict[str, Any]] = []
 
     async def start(self, task: Task, env: AsyncFsmcEnv, seed: int) -> None:
-        self.oracle, self.page = oracle_for(self.trajectories.shortest(env.tasks.out, task.id), env.episode), env.page
+        self.todo = list(self.demonstrations.actions(env.tasks.site, task.id))
 
     async def act(self, observation: Observation, info: dict[str, Any]) -> dict[str, Any] | None:
-        assert self.oracle is not None, "start first"
-        return await self.oracle.act(self.page)
+        return self.todo.pop(0) if self.todo else None
 
 
 class RandomPolicy:
@@ -128,10 +134,11 @@ def load_callable(target: str) -> Callable[..., Any]:
     return obj  # type: ignore[no-any-return]
 
 
-def make_policy(name: str, **endpoint: Any) -> PolicyMaker:
-    """What makes each episode's policy, by name (POLICIES); `endpoint`: the openai policy's options (ChatEndpoint)."""
+def make_policy(name: str, data: Mapping[str, Path] | None = None, **endpoint: Any) -> PolicyMaker:
+    """What makes each episode's policy, by name (POLICIES); `data`: the oracle's replay folder of each site;
+    `endpoint`: the openai policy's options (ChatEndpoint)."""
     if name == "oracle":
-        return functools.partial(OraclePolicy, Trajectories())
+        return functools.partial(OraclePolicy, Demonstrations(data or {}))
     if name == "random":
         return RandomPolicy
     if name.startswith("callable:"):

@@ -121,6 +121,20 @@ def test_answer_variants() -> None:
     assert accepts(answer_record(10.0), "10") and accepts(answer_record(True), "yes")
 
 
+@pytest.mark.parametrize(("value", "given", "ok"), [
+    (45, "45 minutes", True), (45, "45 min", True), (45, "45.00", True), (45, "46 minutes", False),
+    (45, "forty-five", False), (45, "it takes 45 minutes", False), (2, "2 stops", True),
+    (19.5, "$19.50", True), (19.5, "19.5 EUR", True), (19.5, "€19.50", True), (19.5, "$19.50 dollars", False),
+    (1299.0, "1,299", True), (1299.0, "$1,299.00", True), (1299.0, "1,29", False),
+    ("Wool Coat", "2", False), (True, "1", False), (None, "none", True),
+])
+def test_a_number_is_accepted_in_the_forms_people_write_it_in(value: Any, given: str, ok: bool) -> None:
+    """docs/language.md, "What an answer task accepts": a number with its unit or its currency is that number."""
+    assert accepts(answer_record(value), given) is ok
+    numeric = isinstance(value, int | float) and not isinstance(value, bool)
+    assert any("unit word" in form for form in answer_record(value)["forms"]) is numeric
+
+
 def test_cli_refuses_bad_specs_and_folders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["enumerate", str(tmp_path / "nope.fsm"), "-o", str(tmp_path / "o")]) == 2
     bad = tmp_path / "bad.fsm"

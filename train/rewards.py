@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fsmc.enumerate.answers import normalise
+from fsmc.enumerate.answers import matches, normalise
 from fsmc.export import parse_action
 
 Reward = float | None
@@ -82,7 +82,7 @@ def text_matches(action: dict[str, Any], want_type: str, text: str, accepted: li
     if not isinstance(given, str):
         return False
     if want_type == "answer":
-        return normalise(given) in {normalise(t) for t in accepted or [text]}
+        return matches([normalise(t) for t in accepted or [text]], given)
     return given == text
 
 

@@ -32,7 +32,8 @@ from fsmc import load  # noqa: E402
 from fsmc.browser import Chromium, Isolation, SiteServer, open_site  # noqa: E402
 from fsmc.codegen import build_site  # noqa: E402
 from fsmc.enumerate import Options, enumerate_spec  # noqa: E402
-from fsmc.env import EnvPool, Site, pointer  # noqa: E402
+from fsmc.env import EnvPool, Site  # noqa: E402
+from fsmc.env import core as env_core  # noqa: E402
 from fsmc.env.client import AsyncRemoteEnv  # noqa: E402
 from fsmc.env.gym import ActionSpace  # noqa: E402
 from fsmc.env.oracle import Oracle  # noqa: E402
@@ -118,8 +119,8 @@ def time_parts(env: Any, parts: dict[str, list[float]]) -> None:
 
         setattr(owner, name, wrapper)
 
-    timed(pointer, "perform", "the action (the page's own reaction included)")
-    timed(pointer, "rest", "the rest after it (fake clock, images)")
+    timed(env_core, "perform", "the action (the page's own reaction included)")
+    timed(env.episode, "rest", "the rest after it (the pointer away, fake clock, images)")
     timed(env, "_advance", "the state read and checked against the semantics")
     timed(env.episode, "screenshot", "the screenshot")
 

@@ -29,23 +29,24 @@ from fsmc.env.tasks import Task, TaskSet
 PREFIX = "fsmc"
 # BrowserGym shows scrollbars (it ignores Playwright's --hide-scrollbars) and launches with args of its own
 OFFLINE_ARGS = [a for a in CHROMIUM_ARGS if a != "--hide-scrollbars"]
-# gymnasium's ids allow word characters, ':', '.' and '-' in a name; '/' becomes '.', anything else ':' + hex
-_KEPT = re.compile(r"[A-Za-z0-9_-]")
+# gymnasium's names allow word characters, '.' and '-' (':' names a module to import): '/' becomes '.', every other
+# character '-' and its code in hex, '-' itself too, so no name ends in gymnasium's version suffix '-v<N>'
+_KEPT = re.compile(r"[A-Za-z0-9_]")
 
 
 def encode_task_id(task_id: str) -> str:
-    """A task id as a gymnasium name: '/' as '.', every other character gymnasium refuses (',', '.', ':', ' ') as
-    ':' and its code in hex (`view/category/jackets,none,relevance` -> `view.category.jackets:2cnone:2crelevance`)."""
+    """A task id as a gymnasium name: '/' as '.', every character but letters, digits and '_' as '-' and its code in
+    hex (`view/category/jackets,none,relevance` -> `view.category.jackets-2cnone-2crelevance`)."""
     return "".join("." if c == "/" else c if _KEPT.fullmatch(c) else _escape(c) for c in task_id)
 
 
 def _escape(c: str) -> str:
-    return f":{ord(c):02x}" if ord(c) < 256 else f":u{ord(c):06x}"
+    return f"-{ord(c):02x}" if ord(c) < 256 else f"-u{ord(c):06x}"
 
 
 def decode_task_id(name: str) -> str:
     """The task id `encode_task_id` encoded."""
-    return re.sub(r":u([0-9a-f]{6})|:([0-9a-f]{2})", lambda m: chr(int(m[1] or m[2], 16)), name.replace(".", "/"))
+    return re.sub(r"-u([0-9a-f]{6})|-([0-9a-f]{2})", lambda m: chr(int(m[1] or m[2], 16)), name.replace(".", "/"))
 
 
 def env_id(site: str, task_id: str) -> str:

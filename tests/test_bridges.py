@@ -129,3 +129,77 @@ def test_the_openenv_server_and_client(shop_site: Path, shop_out: Path) -> None:
         unknown = client.reset(task="no/such")
         assert unknown.done and "UnknownTask" in unknown.observation.last_action_error
         assert client.reset(task="buy/p02").observation.goal == "Buy the Harbour Waxed Cotton Jacket."
+
+
+FIRST_PRODUCT = re.compile(r"heading 'Products'.*?heading '([^']+)'", re.S)
+COUNT = re.compile(r"(\d+) (?:items|results|products)")
+
+
+def scripted_model(requests: dict[str, int]) -> Any:
+    """The stand-in's model for AgentLab's GenericAgent: reads the AXTree in the prompt AgentLab sends, finds the bids
+    of what it needs by role and name, and answers in GenericAgent's format; the answer is read off the page too."""
+    def bid_of(text: str, role: str, name: str) -> str:
+        return str(re.findall(rf"\[(\w+)\] {role} '{name}", text)[-1])
+
+    def jackets(text: str, step: int) -> str:
+        if step == 1:
+            return f"click('{bid_of(text, 'button', 'Browse Jackets')}')"
+        if step == 2:
+            return f"select_option('{bid_of(text, 'combobox', 'Sort by')}', 'Price: high to low')"
+        return f"send_msg_to_user({json.dumps(FIRST_PRODUCT.findall(text)[-1])})"
+
+    def waterproof(text: str, step: int) -> str:
+        if step == 1:
+            return f"fill('{bid_of(text, 'textbox', 'Search')}', 'waterproof')"
+        if step == 2:
+            return f"press('{bid_of(text, 'textbox', 'Search')}', 'Enter')"
+        return f"send_msg_to_user('{COUNT.findall(text)[-1]}')"
+
+    def reply(request: Any) -> str:
+        text = "\n".join(request.texts)
+        goal = "jackets" if "most expensive product in Jackets" in text else "waterproof"
+        step = requests[goal] = requests.get(goal, 0) + 1
+        action = (jackets if goal == "jackets" else waterproof)(text, step)
+        return f"<think>step {step}</think>\n<action>\n{action}\n</action>"
+
+    return reply
+
+
+def test_agentlab_runs_its_generic_agent_on_the_benchmark(shop_site: Path, shop_out: Path, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """AgentLab's own GenericAgent, its model behind the stand-in OpenAI server, solves two shop tasks of the fsmc
+    benchmark through AgentLab's experiment loop: the reward AgentLab records is the semantics'."""
+    import importlib.resources
+    from copy import deepcopy
+
+    from fsmc.bridges.agentlab import benchmark
+    from fsmc.testing.standin import StandIn
+
+    # offline: tiktoken's encodings from the copy litellm ships, litellm's price list from its own copy
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(importlib.resources.files("litellm") / "litellm_core_utils" / "tokenizers"))
+    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    from agentlab.agents.generic_agent.agent_configs import FLAGS_8B
+    from agentlab.agents.generic_agent.generic_agent import GenericAgentArgs
+    from agentlab.experiments.loop import ExpArgs, get_exp_result
+    from agentlab.llm.chat_api import OpenAIModelArgs
+
+    bench = benchmark("shop", shop_site, shop_out, tasks=["priciest_in/jackets", ANSWER_TASK], max_steps=5)
+    assert [e.task_name for e in bench.env_args_list] == ["fsmc.shop.priciest_in.jackets",
+                                                          "fsmc.shop.count_matches.waterproof"]
+    flags = deepcopy(FLAGS_8B)
+    flags.max_prompt_tokens = None   # nothing to shrink: no tokenizer to fetch for the stand-in's model name
+    agent = GenericAgentArgs(chat_model_args=OpenAIModelArgs(model_name="gpt-4o-mini", max_total_tokens=None,
+                                                             max_input_tokens=None, max_new_tokens=200), flags=flags)
+    agent.set_benchmark(bench, demo_mode=False)
+    requests: dict[str, int] = {}
+    with StandIn(scripted_model(requests)) as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.openai_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "test")
+        results = []
+        for env_args in bench.env_args_list:
+            exp = ExpArgs(agent_args=agent, env_args=env_args)
+            exp.prepare(tmp_path)
+            exp.run()
+            results.append(get_exp_result(exp.exp_dir).summary_info)
+    assert [(r["cum_reward"], r["n_steps"], r["err_msg"]) for r in results] == [(1.0, 3, None), (1.0, 3, None)]
+    assert requests == {"jackets": 3, "waterproof": 3}

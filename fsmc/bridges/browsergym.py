@@ -283,10 +283,15 @@ def register_site(site: str, dist: str | Path | None = None, tasks: str | Path |
     out = Path(tasks or Path("out") / site).resolve()
     if not (dist / "index.html").is_file():
         raise FileNotFoundError(f"{dist} has no index.html: build the site first with `fsmc build SPEC`")
-    ids: list[str] = []
+    ids = [env_id(site, task.id) for task in task_set(str(out))]
+    if _registered.get(site) == (dist, out, env_kwargs):  # AgentLab registers again in each episode: once is enough
+        return ids
     for task in task_set(str(out)):
         name = env_id(site, task.id).removeprefix("browsergym/")
         register_task(name, FsmcTask, task_kwargs={"dist": str(dist), "out": str(out), "task_id": task.id,
                                                      "site": site}, kwargs=dict(env_kwargs))
-        ids.append(f"browsergym/{name}")
+    _registered[site] = (dist, out, env_kwargs)
     return ids
+
+
+_registered: dict[str, tuple[Path, Path, dict[str, Any]]] = {}

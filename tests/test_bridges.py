@@ -121,7 +121,9 @@ def test_the_openenv_server_and_client(shop_site: Path, shop_out: Path) -> None:
         assert re.search(r'button "Cart".*\[ref=e\d+\].*\[box=\d+,\d+,\d+,\d+\]', first.observation.axtree)
         off = client.step(FsmcAction(action="click", coordinate=[5000, 5]))
         assert off.reward == 0.0 and not off.done and off.observation.last_action_error.startswith("OffScreen")
-        assert [client.step(nowhere).done for _ in range(2)] == [False, True]   # truncated at max_steps
+        missed = client.step(FsmcAction(action="select", coordinate=[2, 715], value="x"))   # fsmc's own note
+        assert (missed.done, missed.observation.last_action_error) == (False, "no drop-down list at (2, 715)")
+        assert client.step(nowhere).done   # truncated at max_steps
         after = client.step(nowhere)
         assert (after.reward, after.done) == (0.0, True) and "EpisodeEnded" in after.observation.last_action_error
         state = client.state()
@@ -169,15 +171,12 @@ def test_agentlab_runs_its_generic_agent_on_the_benchmark(shop_site: Path, shop_
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     """AgentLab's own GenericAgent, its model behind the stand-in OpenAI server, solves two shop tasks of the fsmc
     benchmark through AgentLab's experiment loop: the reward AgentLab records is the semantics'."""
-    import importlib.resources
     from copy import deepcopy
 
-    from fsmc.bridges.agentlab import benchmark
+    from fsmc.bridges.agentlab import benchmark  # first: it keeps litellm and tiktoken offline
     from fsmc.testing.standin import StandIn
 
-    # offline: tiktoken's encodings from the copy litellm ships, litellm's price list from its own copy
-    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(importlib.resources.files("litellm") / "litellm_core_utils" / "tokenizers"))
-    monkeypatch.setenv("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    # isort: split
     from agentlab.agents.generic_agent.agent_configs import FLAGS_8B
     from agentlab.agents.generic_agent.generic_agent import GenericAgentArgs
     from agentlab.experiments.loop import ExpArgs, get_exp_result

@@ -7,14 +7,29 @@ the episode in, so its workers need nothing set up beforehand.
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agentlab.experiments.loop import EnvArgs
-from browsergym.experiments.benchmark import Benchmark, HighLevelActionSetArgs
 
-from fsmc.bridges.browsergym import env_id, register_site, task_set
+def _offline() -> None:
+    """Nothing leaves the machine: litellm (imported by AgentLab) reads its own copy of the model price list instead
+    of fetching it, and tiktoken (AgentLab counts every observation's tokens) the encodings litellm ships, unless the
+    user says otherwise."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    spec = importlib.util.find_spec("litellm")
+    if spec is not None and spec.origin is not None:
+        os.environ.setdefault("TIKTOKEN_CACHE_DIR", str(Path(spec.origin).parent / "litellm_core_utils" / "tokenizers"))
+
+
+_offline()
+
+from agentlab.experiments.loop import EnvArgs  # noqa: E402 - after _offline: litellm reads the variables at import
+from browsergym.experiments.benchmark import Benchmark, HighLevelActionSetArgs  # noqa: E402
+
+from fsmc.bridges.browsergym import env_id, register_site, task_set  # noqa: E402
 
 # BrowserGym's element actions and its chat (answers go to the user through `send_msg_to_user`)
 ACTION_SUBSETS = ("chat", "bid")

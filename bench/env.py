@@ -8,6 +8,10 @@ first script would do: a new browser context and page load per episode, and per 
 then the Playwright action on the element's selector (`page.click` and co., with their actionability
 waits). The soak drives random actions through `fsmc serve-env` from 8 concurrent clients and reports
 leaked contexts, pages and processes and the growth of resident memory (this process and its Chromium).
+The bridges' part resets and steps the same site through fsmc's own environment, through BrowserGym
+(fsmc.browsergym: its observation with AXTree, DOM and screenshot, Chromium launched twice at each reset) and
+through OpenEnv (fsmc.bridges.openenv, server and client over its WebSocket protocol), each step a click that hits
+nothing, so the three measure their own machinery on the same work.
 """
 
 from __future__ import annotations
@@ -219,6 +223,79 @@ def soak(site: Site, episodes: int, steps: int, clients: int, total: int) -> Non
     print(f"  server stopped: processes left {len(descendants())}")
 
 
+NOWHERE = {"action": "click", "coordinate": [2, 715]}
+BRIDGE_TASKS = ("buy/p01", "count_matches/waterproof", "priciest_in/jackets")
+
+
+def own_env(site: Site, episodes: int, steps: int) -> tuple[list[float], list[float]]:
+    async def run() -> tuple[list[float], list[float]]:
+        resets: list[float] = []
+        stepped: list[float] = []
+        async with EnvPool([site], n=1, max_steps=steps + 1) as pool:
+            for i in range(episodes + 1):  # the first episode warms the views up, as the others' first reset does not
+                t = time.perf_counter()
+                await pool.envs[0].reset(options={"task": BRIDGE_TASKS[i % len(BRIDGE_TASKS)]})
+                resets.append((time.perf_counter() - t) * 1000)
+                for _ in range(steps):
+                    t = time.perf_counter()
+                    await pool.envs[0].step(NOWHERE)
+                    stepped.append((time.perf_counter() - t) * 1000)
+        return resets[1:], stepped[steps:]
+
+    return asyncio.run(run())
+
+
+def browsergym_env(dist: Path, out: Path, episodes: int, steps: int) -> tuple[list[float], list[float]]:
+    import gymnasium
+
+    from fsmc.browsergym import env_id, register_site
+
+    register_site("shop", dist=dist, tasks=out, pre_observation_delay=0.0)
+    resets: list[float] = []
+    stepped: list[float] = []
+    for i in range(episodes):
+        env = gymnasium.make(env_id("shop", BRIDGE_TASKS[i % len(BRIDGE_TASKS)]))
+        try:
+            t = time.perf_counter()
+            env.reset(seed=0)
+            resets.append((time.perf_counter() - t) * 1000)
+            for _ in range(steps):
+                t = time.perf_counter()
+                env.step("mouse_click(2, 715)")
+                stepped.append((time.perf_counter() - t) * 1000)
+        finally:
+            env.close()
+    return resets, stepped
+
+
+def openenv_env(dist: Path, out: Path, episodes: int, steps: int) -> tuple[list[float], list[float]]:
+    from fsmc.bridges.openenv import FsmcAction, FsmcEnvClient, create_openenv_app
+
+    resets: list[float] = []
+    stepped: list[float] = []
+    app = create_openenv_app(dist, out, observe=("url",), max_steps=steps + 1)
+    with ServerThread([], app=app) as url, FsmcEnvClient(base_url=url).sync() as client:
+        for i in range(episodes + 1):  # the first: Chromium starts with the first session
+            t = time.perf_counter()
+            client.reset(task=BRIDGE_TASKS[i % len(BRIDGE_TASKS)])
+            resets.append((time.perf_counter() - t) * 1000)
+            for _ in range(steps):
+                t = time.perf_counter()
+                client.step(FsmcAction(**NOWHERE))
+                stepped.append((time.perf_counter() - t) * 1000)
+    return resets[1:], stepped[steps:]
+
+
+def bridges(site: Site, dist: Path, out: Path, episodes: int, steps: int) -> None:
+    print(f"the bridges, {episodes} episodes of {steps} steps (a click that hits nothing), the same shop tasks:")
+    for name, (resets, stepped) in (("fsmc env", own_env(site, episodes, steps)),
+                                    ("OpenEnv", openenv_env(dist, out, episodes, steps)),
+                                    ("BrowserGym", browsergym_env(dist, out, episodes, steps))):
+        print(f"  {name:<10} reset ms p50/p95 {pct(resets, .5):.1f}/{pct(resets, .95):.1f}"
+              f"  step ms p50/p95 {pct(stepped, .5):.1f}/{pct(stepped, .95):.1f}")
+    print("  (BrowserGym with pre_observation_delay=0: its default waits 500 ms before each observation)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="a small run of each part")
@@ -226,6 +303,7 @@ def main() -> None:
     parser.add_argument("--envs", type=int, default=4, help="environments at once for steps/s (default 4)")
     parser.add_argument("--no-soak", action="store_true", help="leave the soak out")
     parser.add_argument("--soak-only", action="store_true", help="the soak alone")
+    parser.add_argument("--bridges-only", action="store_true", help="BrowserGym and OpenEnv beside fsmc's own alone")
     args = parser.parse_args()
     episodes = 8 if args.quick else args.episodes
     work = Path(tempfile.mkdtemp(prefix="fsmc-bench-env-"))
@@ -249,6 +327,9 @@ def main() -> None:
     shots: list[float] = []
     parts: dict[str, list[float]] = {}
 
+    if args.bridges_only:
+        bridges(site, dist, work / "out", 3 if args.quick else 10, 5 if args.quick else 10)
+        return
     for n in () if args.soak_only else (1, args.envs):
         (r, s, k, secs), (nr, ns, nk, nsecs) = asyncio.run(measure(n))
         print(f"{n} env(s), {len(sample)} episodes:")
@@ -262,6 +343,8 @@ def main() -> None:
         if n == 1:
             print("  a step's parts, p50 ms: " + ", ".join(f"{part} {pct(xs, .5):.1f}" for part, xs in parts.items()))
             parts.clear()
+    if not args.soak_only:
+        bridges(site, dist, work / "out", 3 if args.quick else 10, 5 if args.quick else 10)
     if not args.no_soak:
         soak(site, 20 if args.quick else 200, 10 if args.quick else 50, 8, 200 if args.quick else 10_000)
 

@@ -23,7 +23,10 @@ PIP="python3 -m pip install -q --root-user-action=ignore --disable-pip-version-c
 # TRL (a dev extra, for the dataset tests) needs torch: take the CPU build that lies on this machine's disk
 # rather than letting the resolver fetch a multi-GB CUDA build.
 python3 -c 'import torch' 2>/dev/null || $PIP torch==2.13.0
-$PIP -e '.[dev]'
+$PIP -e '.[dev,agents]'
+# The agents' ecosystem without the pins that would downgrade fsmc's dependencies (browsergym-core: playwright==1.44;
+# agentlab: openai<2); their real imports come with the `agents` extra above. Checked with Playwright 1.65.
+$PIP --no-deps browsergym-core==0.14.3 browsergym-experiments==0.14.3 agentlab==0.4.2 openenv==0.10.0
 
 if [ -f fsmc/templates/package-lock.json ] && [ ! -d fsmc/templates/node_modules ]; then
   echo "setup: installing the site template's npm packages" >&2

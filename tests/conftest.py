@@ -78,6 +78,8 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_llm.py": ("unit",),
     "test_propose.py": ("cli",),
     "test_agent.py": ("browser",),
+    "test_bridges.py": ("browser",),
+    "test_bridges_train.py": ("train", "browser"),
 }
 """The layers of each test file; a new test file must be added here (collection fails otherwise)."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,11 +39,15 @@ def test_health_metrics_and_sites(server: str) -> None:
 
 
 def test_an_episode_through_the_sync_client(server: str) -> None:
-    env = RemoteEnv(server, "shop", observe=("url",))
+    env = RemoteEnv(server, "shop", observe=("url", "axtree_ids"))
     try:
         obs, info = env.reset(options={"task": "buy/p01"})
         assert obs["screenshot"].shape == (720, 1280, 3) and obs["url"] == "/#/home" and info["task"] == "buy/p01"
+        assert obs["goal"] == info["instruction"] == "Buy the Ridgeline Waterproof Shell Jacket."
+        cart = next(line for line in obs["axtree_ids"].splitlines() if 'button "Cart' in line)
+        assert re.search(r"\[ref=e\d+\].*\[box=\d+,\d+,\d+,\d+\]", cart), cart  # an element id and its box in pixels
         results = [env.step(NOWHERE) for _ in range(3)]
+        assert [r[0]["last_action_error"] for r in results] == ["", "", ""]
         assert [r[3] for r in results] == [False, False, True]  # truncated at max_steps
         with pytest.raises(EpisodeEnded):
             env.step(NOWHERE)
@@ -65,6 +70,10 @@ def test_bad_requests_get_clear_errors_and_leave_the_session_intact(server: str)
                 env.step(bad)
         response = httpx.post(f"{server}/sessions/{env.session}/step", content=b"{not json")
         assert response.status_code == 400 and response.json()["error"] == "malformed_json"
+        response = httpx.post(f"{server}/sessions/{env.session}/step", content=b"click('a51')")  # BrowserGym's
+        assert response.status_code == 400 and response.json()["error"] == "malformed_json"
+        assert '{"action": "click", "coordinate": [640, 360]}' in response.json()["message"]
+        assert "fsmc.browsergym" in response.json()["message"]
         assert env.step(NOWHERE)[4]["step"] == 1  # nothing above counted as a step
     finally:
         env.close()

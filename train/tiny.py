@@ -79,3 +79,27 @@ def tiny_model(processor: Any, seed: int = 0) -> Any:
 def tiny_model_and_processor(texts: Iterable[str] = (), seed: int = 0) -> tuple[Any, Any]:
     processor = tiny_processor(texts)
     return tiny_model(processor, seed), processor
+
+
+TOOL_TOKENS = ("<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>", "</think>")
+
+
+def tiny_chat_model_and_tokenizer(texts: Iterable[str] = (), seed: int = 0) -> tuple[Any, Any]:
+    """A text-only Qwen3 with random weights and a tokenizer with TRL's copy of the Qwen3 chat template, which renders
+    tool calls (what TRL's `environment_factory` needs): one layer, hidden size 64."""
+    import torch
+    from tokenizers import AddedToken
+    from transformers import Qwen3Config, Qwen3ForCausalLM
+    from trl.chat_template_utils import qwen3_chat_template
+
+    tok = tiny_tokenizer(texts)
+    tok.add_special_tokens({"additional_special_tokens": [AddedToken(t, special=False) for t in TOOL_TOKENS]})
+    tok.chat_template = qwen3_chat_template
+    config = Qwen3Config(vocab_size=len(tok), hidden_size=HIDDEN, intermediate_size=2 * HIDDEN, num_hidden_layers=1,
+                         num_attention_heads=2, num_key_value_heads=1, head_dim=32, max_position_embeddings=4096,
+                         bos_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id, pad_token_id=tok.pad_token_id)
+    torch.manual_seed(seed)
+    model = Qwen3ForCausalLM(config)
+    model.generation_config.eos_token_id = tok.eos_token_id
+    model.generation_config.pad_token_id = tok.pad_token_id
+    return model, tok

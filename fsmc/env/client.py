@@ -45,7 +45,8 @@ def _raise(response: httpx.Response) -> None:
 
 
 def _observation(data: dict[str, Any]) -> Observation:
-    return Observation(base64.b64decode(data["screenshot"]), data.get("url"), data.get("axtree"))
+    return Observation(base64.b64decode(data["screenshot"]), data.get("url"), data.get("axtree"), goal=data.get("goal"),
+                       last_action_error=data.get("last_action_error", ""), axtree_ids=data.get("axtree_ids"))
 
 
 def _create_body(site: str | None, options: dict[str, Any] | None, seed: int | None, max_steps: int | None,

@@ -17,7 +17,7 @@ import json
 import random
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 from urllib.parse import urlsplit, urlunsplit
 
@@ -28,7 +28,7 @@ from fsmc.env.reach import reach
 from fsmc.env.tasks import Task, TaskSet
 from fsmc.semantics import Move, State
 
-OBSERVABLES = ("screenshot", "url", "axtree")
+OBSERVABLES = ("screenshot", "url", "axtree", "axtree_ids")
 DEFAULT_MAX_STEPS = 30
 ACTION_TIMEOUT_S = 10.0  # an action that takes longer is abandoned and the page put back: nothing hangs
 MAX_VIEWS = 512
@@ -45,11 +45,18 @@ class NotReset(RuntimeError):
 
 @dataclass
 class Observation:
-    """What the agent sees: the screenshot (encoded in the backend's image format) and, by option, URL and ARIA tree."""
+    """What the agent sees: the screenshot (encoded in the backend's image format), the task's instruction (`goal`),
+    what went wrong with the last action (`last_action_error`, empty when nothing did) and, by option, the URL, the
+    ARIA tree (`axtree`: Playwright's ARIA snapshot) and the ARIA tree with an id and a box per element (`axtree_ids`:
+    `- button "Add to cart" [ref=e12] [box=880,410,160,40]`, the box in pixels of the screenshot: x, y, width, height).
+    """
 
     screenshot: bytes
     url: str | None = None
     axtree: str | None = None
+    goal: str | None = None
+    last_action_error: str = ""
+    axtree_ids: str | None = None
 
 
 @dataclass
@@ -152,12 +159,13 @@ class AsyncFsmcEnv:
             reward = float(not self.task.retrieval and self.tasks.holds(self.task, self._state))
             terminated = bool(reward) or self.tasks.terminal(self._state)
             self.last = await self.observation()
+        assert self.last is not None
+        self.last = replace(self.last, last_action_error=info.get("restored") or info.get("note") or "")
         truncated = not terminated and self.steps >= self.max_steps
         self.done = terminated or truncated
         info.update(state=self.machine.to_json(self._state), success=bool(reward),
                     changed=changes(self.machine.to_json(before), self.machine.to_json(self._state)),
                     ms=round((time.perf_counter() - started) * 1000, 2))
-        assert self.last is not None
         return StepResult(self.last, reward, terminated, truncated, info)
 
     def _answer(self, act: Action, info: dict[str, Any]) -> tuple[float, bool]:
@@ -249,7 +257,8 @@ class AsyncFsmcEnv:
             url = urlunsplit(("", "", parts.path or "/", parts.query, parts.fragment))
         if self.page is not None and "axtree" in self.observe:
             axtree = await self.page.locator("body").aria_snapshot()
-        return Observation(shot, url, axtree)
+        ids = await self.page.aria_snapshot(mode="ai", boxes=True) if self.page and "axtree_ids" in self.observe else None
+        return Observation(shot, url, axtree, goal=self.task.instruction if self.task else None, axtree_ids=ids)
 
     async def close(self) -> None:
         """Close the episode (its browser context and page); idempotent."""

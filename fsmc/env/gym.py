@@ -28,6 +28,7 @@ from fsmc.export.actions import ACTION_TYPES
 
 T = TypeVar("T")
 MAX_OBS_TEXT = 200_000
+ALWAYS = ("goal", "last_action_error")  # in every observation, whatever `observe` asks for
 
 
 class LoopThread:
@@ -95,13 +96,13 @@ def decode(image: bytes) -> np.ndarray:
 
 def observation_space(observe: tuple[str, ...]) -> spaces.Dict:
     parts: dict[str, gymnasium.Space[Any]] = {"screenshot": spaces.Box(0, 255, (HEIGHT, WIDTH, 3), np.uint8)}
-    parts |= {name: AnyText(MAX_OBS_TEXT, min_length=0) for name in observe if name != "screenshot"}
+    parts |= {name: AnyText(MAX_OBS_TEXT, min_length=0) for name in (*ALWAYS, *observe) if name != "screenshot"}
     return spaces.Dict(parts)
 
 
 def as_gym(obs: Observation, observe: tuple[str, ...]) -> dict[str, Any]:
     out: dict[str, Any] = {"screenshot": decode(obs.screenshot)}
-    out |= {name: getattr(obs, name) or "" for name in observe if name != "screenshot"}
+    out |= {name: getattr(obs, name) or "" for name in (*ALWAYS, *observe) if name != "screenshot"}
     return out
 
 

@@ -10,6 +10,7 @@ import asyncio
 import base64
 import hmac
 import json
+import re
 import secrets
 import time
 from collections import OrderedDict
@@ -22,13 +23,16 @@ from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 
 from fsmc.backends.protocol import JPEG, EpisodeFailure, ImageFormat
-from fsmc.env.actions import InvalidAction, OffScreen
+from fsmc.env.actions import FIELDS, InvalidAction, OffScreen
 from fsmc.env.core import DEFAULT_MAX_STEPS, OBSERVABLES, AsyncFsmcEnv, EpisodeEnded, NotReset, Observation
 from fsmc.env.pool import EnvPool, Site, TooManyEpisodes, UnknownSite
 from fsmc.env.tasks import UnknownTask
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 OPERATIONS = ("create", "reset", "step", "screenshot")
+
+
+BROWSERGYM_ACTION = re.compile(r"^\w+\(.*\)$", re.S)  # click('a51'), fill('b3', "wool"), noop()
 
 
 class ApiError(Exception):
@@ -148,7 +152,9 @@ def observation_json(obs: Observation, image: ImageFormat) -> dict[str, Any]:
         out["url"] = obs.url
     if obs.axtree is not None:
         out["axtree"] = obs.axtree
-    return out
+    if obs.axtree_ids is not None:
+        out["axtree_ids"] = obs.axtree_ids
+    return out | {"goal": obs.goal, "last_action_error": obs.last_action_error}
 
 
 async def body(request: Request) -> dict[str, Any]:
@@ -162,6 +168,21 @@ async def body(request: Request) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ApiError(400, "malformed_json", "the request body must be a JSON object")
     return data
+
+
+ACTION_SHAPE = ('one action as a JSON object, such as {"action": "click", "coordinate": [640, 360]} (kinds: '
+                + ", ".join(FIELDS) + "; docs/env.md)")
+
+
+async def action_body(request: Request) -> dict[str, Any]:
+    """A step's body; a 400 that says which shape a step takes (and where BrowserGym's action strings go)."""
+    try:
+        return await body(request)
+    except ApiError as err:
+        text = (await request.body()).decode(errors="replace").strip()
+        hint = ("; BrowserGym's action strings (click('a51')) go to fsmc.browsergym's tasks (docs/env.md, BrowserGym)"
+                if BROWSERGYM_ACTION.match(text) else "")
+        raise ApiError(400, err.code, f"{err.message}: a step takes {ACTION_SHAPE}{hint}") from None
 
 
 def env_options(data: dict[str, Any], settings: Settings) -> tuple[dict[str, Any], int | None, dict[str, Any]]:
@@ -311,7 +332,7 @@ def _routes(app: FastAPI, state: dict[str, Any], settings: Settings) -> None:
     @app.post("/sessions/{sid}/step")
     @api
     async def step(sid: str, request: Request) -> Any:
-        action = await body(request)
+        action = await action_body(request)
 
         async def go(session: Session) -> dict[str, Any]:
             r = await session.env.step(action)

@@ -6,6 +6,7 @@ import socket
 import threading
 import time
 from types import TracebackType
+from typing import Any
 
 from fsmc.env.pool import Site
 from fsmc.env.server import Settings, create_app
@@ -21,12 +22,14 @@ def free_port() -> int:
 class ServerThread:
     """`with ServerThread(sites) as url:` serves the sites on 127.0.0.1 until the block ends."""
 
-    def __init__(self, sites: list[Site], settings: Settings | None = None, port: int | None = None):
+    def __init__(self, sites: list[Site], settings: Settings | None = None, port: int | None = None, *,
+                 app: Any = None):
+        """`app`: another ASGI app to serve instead of fsmc's own (OpenEnv's, fsmc.bridges.openenv)."""
         import uvicorn
 
         self.port = port or free_port()
-        config = uvicorn.Config(create_app(sites, settings), host="127.0.0.1", port=self.port, log_level="warning",
-                                lifespan="on")
+        config = uvicorn.Config(app or create_app(sites, settings), host="127.0.0.1", port=self.port,
+                                log_level="warning", lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, name="fsmc-env-server", daemon=True)
 

@@ -1,0 +1,1 @@
+"""fsmc's sites in the agents' ecosystem: BrowserGym tasks, an AgentLab benchmark, an OpenEnv server and client."""

@@ -1,0 +1,297 @@
+"""fsmc tasks as BrowserGym tasks: `register_site` registers every task of an enumerate output as `browsergym/fsmc.…`.
+
+Each task is an `AbstractBrowserTask` of the real browsergym-core: `setup` serves the built site on loopback, opens
+it in BrowserGym's page and puts it in the task's initial state through the site's harness; `validate` reads the
+state the page reports and lets the semantics decide (an answer arrives through `send_msg_to_user`); `cheat` acts
+out the verified trajectory. BrowserGym's observation (AXTree and DOM with bids, screenshot, `goal_object`, chat)
+and its action set then work unchanged.
+
+BrowserGym launches Chromium twice through its global Playwright (the page, and the chat window, which takes no
+launch options): `use_debian_chromium` makes both Debian's, offline, by handing BrowserGym a Playwright whose
+`chromium.launch` names Debian's executable.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from fsmc.backends.site import RESET_JS, STATE_JS
+from fsmc.browser import Isolation, SiteServer
+from fsmc.browser.chromium import CHROMIUM_ARGS, HARNESS_READY, chromium_path
+from fsmc.env.tasks import Task, TaskSet
+
+PREFIX = "fsmc"
+# BrowserGym shows scrollbars (it ignores Playwright's --hide-scrollbars) and launches with args of its own
+OFFLINE_ARGS = [a for a in CHROMIUM_ARGS if a != "--hide-scrollbars"]
+# gymnasium's names allow word characters, '.' and '-' (':' names a module to import): '/' becomes '.', every other
+# character '-' and its code in hex, '-' itself too, so no name ends in gymnasium's version suffix '-v<N>'
+_KEPT = re.compile(r"[A-Za-z0-9_]")
+
+
+def encode_task_id(task_id: str) -> str:
+    """A task id as a gymnasium name: '/' as '.', every character but letters, digits and '_' as '-' and its code in
+    hex (`view/category/jackets,none,relevance` -> `view.category.jackets-2cnone-2crelevance`)."""
+    return "".join("." if c == "/" else c if _KEPT.fullmatch(c) else _escape(c) for c in task_id)
+
+
+def _escape(c: str) -> str:
+    return f"-{ord(c):02x}" if ord(c) < 256 else f"-u{ord(c):06x}"
+
+
+def decode_task_id(name: str) -> str:
+    """The task id `encode_task_id` encoded."""
+    return re.sub(r"-u([0-9a-f]{6})|-([0-9a-f]{2})", lambda m: chr(int(m[1] or m[2], 16)), name.replace(".", "/"))
+
+
+def env_id(site: str, task_id: str) -> str:
+    """The id BrowserGym registers a task under (gymnasium's, with the `browsergym/` namespace)."""
+    return f"browsergym/{PREFIX}.{site}.{encode_task_id(task_id)}"
+
+
+# ------------------------------------------------------------------ Debian's Chromium for both of BrowserGym's launches
+
+class DebianChromium:
+    """Playwright's `chromium` browser type, launching Debian's executable with fsmc's offline flags."""
+
+    def __init__(self, browser_type: Any):
+        self._type = browser_type
+
+    def launch(self, **kwargs: Any) -> Any:
+        kwargs.setdefault("executable_path", chromium_path())
+        kwargs["args"] = [*kwargs.get("args", []), *OFFLINE_ARGS]
+        return self._type.launch(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._type, name)
+
+
+class DebianPlaywright:
+    """A sync Playwright whose `chromium` is `DebianChromium`; everything else is Playwright's own."""
+
+    def __init__(self, playwright: Any):
+        self.playwright = playwright
+        self.chromium = DebianChromium(playwright.chromium)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.playwright, name)
+
+
+def use_debian_chromium() -> None:
+    """Make BrowserGym's global Playwright launch Debian's Chromium (its page and its chat window); idempotent."""
+    import browsergym.core as core
+
+    pw = core._get_global_playwright()
+    if not isinstance(pw, DebianPlaywright):
+        core._set_global_playwright(DebianPlaywright(pw))
+
+
+# ------------------------------------------------------------------ shared per process: task sets, site servers
+
+@functools.cache
+def task_set(out: str) -> TaskSet:
+    return TaskSet(out)
+
+
+@functools.cache
+def site_server(dist: str) -> SiteServer:
+    """The built site served on loopback for as long as the process lives (every task of the site shares it)."""
+    return SiteServer(dist).__enter__()
+
+
+@functools.cache
+def trajectories(out: str) -> dict[str, dict[str, Any]]:
+    """The first verified positive trajectory of each task, by task id."""
+    found: dict[str, dict[str, Any]] = {}
+    for line in (Path(out) / "trajectories.jsonl").read_text(encoding="utf-8").splitlines():
+        rec = json.loads(line) if line.strip() else None
+        if rec and rec.get("kind") == "positive" and rec["task_id"] not in found:
+            found[rec["task_id"]] = rec
+    return found
+
+
+# ------------------------------------------------------------------ the task
+
+def _load_browsergym() -> Any:
+    try:
+        import browsergym.core.task as task
+    except ImportError:
+        raise ImportError("fsmc.browsergym needs browsergym-core: run `bash scripts/setup.sh` "
+                          "(or `pip install --no-deps browsergym-core==0.14.3 beautifulsoup4 'lxml<6'`)") from None
+    return task
+
+
+class FsmcTask(_load_browsergym().AbstractBrowserTask):  # type: ignore[misc]
+    """One task of an fsmc enumerate output on its generated site, as BrowserGym runs tasks."""
+
+    def __init__(self, seed: int, dist: str, out: str, task_id: str, site: str = "") -> None:
+        super().__init__(seed)
+        self.dist, self.out, self.site = str(dist), str(out), site
+        self.tasks = task_set(self.out)
+        self.task: Task = self.tasks.get(task_id)
+        self.slow_mo = 0  # BrowserGym's default of 1 s a Playwright call is for watching, not for agents
+        self.state: dict[str, Any] | None = None  # the last state the semantics vouch for (JSON form)
+        self.done = False
+
+    @classmethod
+    def get_task_id(cls) -> str:
+        return f"{PREFIX}.task"
+
+    def setup(self, page: Any) -> tuple[str, dict[str, Any]]:
+        """Open the site (only it is reachable) and put it in the task's initial state; the instruction is the goal."""
+        server = site_server(self.dist)
+        isolation = Isolation(server.url.rstrip("/"))
+        page.context.route("**/*", functools.partial(_route, isolation))
+        page.goto(server.url, wait_until="load")
+        page.wait_for_function(HARNESS_READY, timeout=10_000)
+        page.evaluate(RESET_JS, self.task.initial)
+        shown = page.evaluate(STATE_JS)
+        if shown != self.task.initial:
+            raise RuntimeError(f"the site did not take the initial state of {self.task.id}: it shows {shown}")
+        self.state, self.done = shown, False
+        return self.task.instruction, {"task": self.task.id, "site": self.site, "retrieval": self.task.retrieval}
+
+    def validate(self, page: Any, chat_messages: list[Mapping[str, Any]]) -> tuple[float, bool, str, dict[str, Any]]:
+        """Reward 1 when the goal holds in the state the page reports (answer tasks: when the agent's last message
+        is accepted); the episode ends on success, on a message to the user, on a terminal page, or on a state that no
+        move of the semantics explains (reward 0). After the end, every step gets reward 0."""
+        if self.done:
+            return 0.0, True, "", {"note": "the episode has ended; reset"}
+        try:
+            shown = page.evaluate(STATE_JS)
+        except Exception as err:  # Playwright's own Error: the page left the site or crashed
+            return self._end(0.0, {"failure": f"the page reports no state: {str(err).splitlines()[0]}"})
+        info: dict[str, Any] = {"state": shown}
+        if shown != self.state and not self._explained(shown):
+            return self._end(0.0, info | {"failure": "the page's state is not one move of the semantics from the last"})
+        self.state = shown
+        answer = _last_answer(chat_messages)
+        if answer is not None:
+            accepted = self.task.accepts(answer) if self.task.retrieval else self._holds()
+            return self._end(float(accepted), info | {"answer": answer, "success": accepted})
+        if self.task.retrieval:
+            return 0.0, False, "", info | {"success": False}
+        success = self._holds()
+        terminal = self.tasks.terminal(self.tasks.machine.from_json(shown))
+        if success or terminal:
+            return self._end(float(success), info | {"success": success})
+        return 0.0, False, "", info | {"success": False}
+
+    def cheat(self, page: Any, chat_messages: list[dict[str, Any]]) -> None:
+        """Act out the task's verified trajectory in the page; an answer task's answer goes to the chat."""
+        trajectory = trajectories(self.out).get(self.task.id)
+        if trajectory is None:
+            raise ValueError(f"{self.task.id} has no verified trajectory in {self.out}")
+        for move in trajectory["moves"]:
+            for op in move["gui"]:
+                act_out(page, op)
+            shown = page.evaluate(STATE_JS)
+            if shown != move["state"]:
+                raise RuntimeError(f"{self.task.id}: after {move['action']} the page shows {shown}, "
+                                   f"not {move['state']}")
+            self.state = shown  # each move vouched for by the trajectory, so `validate` sees no jump
+        if (trajectory.get("answer") or {}).get("text") is not None:
+            chat_messages.append({"role": "assistant", "timestamp": time.time(), "message": trajectory["answer"]["text"]})
+
+    def _holds(self) -> bool:
+        assert self.state is not None
+        return self.tasks.holds(self.task, self.tasks.machine.from_json(self.state))
+
+    def _explained(self, shown: dict[str, Any]) -> bool:
+        machine = self.tasks.machine
+        try:
+            after = machine.from_json(shown)
+        except (KeyError, TypeError, ValueError):
+            return False
+        assert self.state is not None
+        return any(nxt == after for _, nxt in machine.successors(machine.from_json(self.state)))
+
+    def _end(self, reward: float, info: dict[str, Any]) -> tuple[float, bool, str, dict[str, Any]]:
+        self.done = True
+        return reward, True, "", info
+
+
+def _route(isolation: Isolation, route: Any) -> None:
+    """BrowserGym's pages are sync Playwright's: the same isolation as the generated site's contexts."""
+    if isolation.allows(route.request.url):
+        route.continue_()
+    else:
+        isolation._block(route.request.url)
+        route.abort("blockedbyclient")
+
+
+def _last_answer(chat_messages: list[Mapping[str, Any]]) -> str | None:
+    """The agent's message, when it spoke last (BrowserGym's greeting comes before the goal, so it never counts)."""
+    if chat_messages and chat_messages[-1].get("role") == "assistant" and len(chat_messages) > 1:
+        return str(chat_messages[-1].get("message", ""))
+    return None
+
+
+# ------------------------------------------------------------------ the verified trajectory acted out, sync Playwright
+
+def act_out(page: Any, op: Mapping[str, Any]) -> None:
+    """One GUI operation of trajectories.jsonl, done in BrowserGym's page as the replay's actor does it."""
+    kind, sel = op["op"], op.get("selector")
+    find = page.locator(f'[data-testid="{sel}"]')
+    if kind == "wait":
+        return
+    if kind == "scroll_until_visible":
+        find.scroll_into_view_if_needed()
+    elif kind == "repeat_click":
+        until = page.locator(f'[data-testid="{op["until"]}"]')
+        for _ in range(op.get("limit") or 1):
+            if until.is_visible():
+                break
+            find.click()
+    elif kind == "click":
+        find.click()
+    elif kind == "hover":
+        page.mouse.move(0, 0)
+        find.hover()
+    elif kind == "type":
+        find.click()
+        page.keyboard.press("ControlOrMeta+A")
+        page.keyboard.insert_text(op.get("text") or "") if op.get("text") else page.keyboard.press("Backspace")
+    elif kind == "press":
+        find.focus()
+        page.keyboard.press(op.get("text") or "Enter")
+    elif kind == "select":
+        find.select_option(value=op.get("text") or "")
+    elif kind == "drag":
+        find.drag_to(page.locator(f'[data-testid="{op["text"]}"]'))
+    else:
+        raise ValueError(f"cannot act out the GUI operation {kind!r}")
+    page.wait_for_timeout(50)  # the site's Vue renders after the event: a task's state is read after it
+
+
+# ------------------------------------------------------------------ registration
+
+def register_site(site: str, dist: str | Path | None = None, tasks: str | Path | None = None,
+                  **env_kwargs: Any) -> list[str]:
+    """Register each task of `tasks` (an `fsmc enumerate` output, default out/<site>) on the built site `dist`
+    (default generated_sites/<site>/dist) with BrowserGym's `register_task`; the gymnasium ids, in the tasks' order.
+    `env_kwargs` are BrowserGym's `BrowserEnv` options (`pre_observation_delay`, `headless`, …), defaults for make."""
+    from browsergym.core.registration import register_task
+
+    use_debian_chromium()
+    dist = Path(dist or Path("generated_sites") / site / "dist").resolve()
+    out = Path(tasks or Path("out") / site).resolve()
+    if not (dist / "index.html").is_file():
+        raise FileNotFoundError(f"{dist} has no index.html: build the site first with `fsmc build SPEC`")
+    ids = [env_id(site, task.id) for task in task_set(str(out))]
+    if _registered.get(site) == (dist, out, env_kwargs):  # AgentLab registers again in each episode: once is enough
+        return ids
+    for task in task_set(str(out)):
+        name = env_id(site, task.id).removeprefix("browsergym/")
+        register_task(name, FsmcTask, task_kwargs={"dist": str(dist), "out": str(out), "task_id": task.id,
+                                                     "site": site}, kwargs=dict(env_kwargs))
+    _registered[site] = (dist, out, env_kwargs)
+    return ids
+
+
+_registered: dict[str, tuple[Path, Path, dict[str, Any]]] = {}

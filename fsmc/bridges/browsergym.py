@@ -26,6 +26,8 @@ from fsmc.browser import Isolation, SiteServer
 from fsmc.browser.chromium import CHROMIUM_ARGS, HARNESS_READY, chromium_path
 from fsmc.env.tasks import Task, TaskSet
 
+LOAD_TIMEOUT_MS = 30_000  # the site's first load, on a machine busy with other work
+
 PREFIX = "fsmc"
 # BrowserGym shows scrollbars (it ignores Playwright's --hide-scrollbars) and launches with args of its own
 OFFLINE_ARGS = [a for a in CHROMIUM_ARGS if a != "--hide-scrollbars"]
@@ -147,8 +149,8 @@ class FsmcTask(_load_browsergym().AbstractBrowserTask):  # type: ignore[misc]
         server = site_server(self.dist)
         isolation = Isolation(server.url.rstrip("/"))
         page.context.route("**/*", functools.partial(_route, isolation))
-        page.goto(server.url, wait_until="load")
-        page.wait_for_function(HARNESS_READY, timeout=10_000)
+        page.goto(server.url, wait_until="load", timeout=LOAD_TIMEOUT_MS)  # BrowserGym's own default is 5 s
+        page.wait_for_function(HARNESS_READY, timeout=LOAD_TIMEOUT_MS)
         page.evaluate(RESET_JS, self.task.initial)
         shown = page.evaluate(STATE_JS)
         if shown != self.task.initial:

@@ -90,15 +90,26 @@ def test_value_expr_summing_a_column_of_data(data: dict[str, Any]) -> None:
     assert any("sum of column c over x's 3 fixed sample rows" in m for m in warnings)
 
 
-def test_conditions_on_data_are_decided_against_its_rows(data: dict[str, Any]) -> None:
+def test_conditions_on_data_no_action_fills_never_hold(data: dict[str, Any]) -> None:
+    """bfs_action.py: an array<object>|null field only a value_expr writes stays null, so length_gt never holds
+    (walmart's checkout on an empty cart); its table's sample rows do not count."""
     some = {"path": "$.tickets", "cond": "length_gt", "value": 0}
     spec, warnings = _with_action(data, {}, {"preconditions": [some], "effects": []})
-    assert _requires(spec, "NEW_TICKET", "ACT_EXTRA") == []  # three rows: more than 0
-    assert any("decided against the 3 fixed rows" in m for m in warnings)
-    spec, warnings = _with_action(data, {}, {"preconditions": [some | {"value": 3}], "effects": []})
     assert "ACT_EXTRA" not in {a.name for a in spec.page("NEW_TICKET").actions}  # never enabled: left out
+    assert any("no action fills is decided as bfs_action.py decides it" in m for m in warnings)
     assert any(m.startswith("pages[1].actions[0]: action 'NEW_TICKET.ACT_EXTRA' is never enabled") and "left out" in m
                for m in warnings)
+
+
+def test_conditions_on_data_an_action_fills_are_decided_against_its_rows(data: dict[str, Any]) -> None:
+    changed = copy.deepcopy(data)
+    changed["pages"][1]["actions"][-1]["effects"] = [{"op": "append_unique", "path": "$.tickets", "value": "t-1"}]
+    some = {"path": "$.tickets", "cond": "length_gt", "value": 0}
+    spec, warnings = _with_action(changed, {}, {"preconditions": [some], "effects": []})
+    assert _requires(spec, "NEW_TICKET", "ACT_EXTRA") == []  # three rows: more than 0
+    assert any("decided against the 3 fixed rows" in m for m in warnings)
+    spec, warnings = _with_action(changed, {}, {"preconditions": [some | {"value": 3}], "effects": []})
+    assert "ACT_EXTRA" not in {a.name for a in spec.page("NEW_TICKET").actions}
 
 
 def test_interceptor_field_gates_the_page(spec: ir.Spec) -> None:
@@ -238,3 +249,18 @@ def test_a_world_goes_through_the_whole_pipeline(world: Path, sites: Path, tmp_p
     replay(tmp_path / "out", sites / c.ir.site.name, tmp_path / "data", workers=2)
     report = json.loads((tmp_path / "data" / "report.json").read_text())
     assert report["trajectories"] > 0 and report["kept"] == report["trajectories"], report
+
+
+GLOBAL_PAGE = FIXTURE.with_name("global_page_fsm.json")  # a field of the global schema that a page declares too
+
+
+def test_a_global_field_a_page_declares_is_that_pages_variable() -> None:
+    """bitbucket's pattern: bfs_action.py reads only the pages' schemas, so the page's interceptor gates its actions."""
+    spec, warnings = read_fsm_json(json.loads(GLOBAL_PAGE.read_text()), "code_host.json")
+    assert [v.name for v in spec.session] == ["theme"]  # only in the global schema: still the session's
+    assert "repo_write_permission" in {v.name for v in spec.page("REPO").vars}
+    assert _requires(spec, "REPO", "ACT_CREATE_BRANCH")[0] == "repo_write_permission != none"
+    assert _action(spec, "HOME", "ACT_NAV_REPO").carry == ("repo_write_permission",)  # set on HOME, carried in
+    assert any(d.message.startswith("meta.global_signature_schema.repo_write_permission: a field of "
+                                    "meta.global_signature_schema that a page's signature_schema declares too")
+               for d in warnings)

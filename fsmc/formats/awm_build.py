@@ -73,23 +73,45 @@ def _condition(imp: Importer, c: dict[str, JSON], act: Act, where: str) -> ir.Ex
     return ir.Binary(op="and", left=ir.Binary(op="!=", left=x, right=NONE), right=test)  # null never compares
 
 
-DATA_COND = (f"a condition on an array<object> field is decided against the {SAMPLE_ROWS} fixed rows of its table "
-             f"(length_gt n holds when n < {SAMPLE_ROWS}; exists and not_null hold), as the page always shows them "
-             "(their BFS writes null into such fields, so it never enables these actions)")
+DATA_COND = (f"a condition on an array<object> field that some action fills (append_unique, or set to a value or "
+             f"a parameter) is decided against the {SAMPLE_ROWS} fixed rows of its table (length_gt n holds when "
+             f"n < {SAMPLE_ROWS}; exists and not_null hold), as the page always shows them")
+EMPTY_DATA = ("a condition on an array<object> field that no action fills is decided as bfs_action.py decides it: the "
+              "field keeps its default (null, or [] where not nullable), so length_gt never holds, nor exists or "
+              "not_null on a nullable field; the action is never enabled (its table's rows are shown, not counted)")
+
+
+def _filled(imp: Importer, data: str) -> bool:
+    """Whether some action writes a non-empty value into data field `data` as bfs_action.py applies effects
+    (append_unique, or set with a `value` or `value_ref`; a `value_expr` writes null there)."""
+    for act in imp.acts:
+        for e in act.raw.get("effects") or []:
+            if not isinstance(e, dict) or imp.data_name(e.get("path")) != data:
+                continue
+            if e.get("op") == "append_unique" or (e.get("op") == "set" and (
+                    "value_ref" in e or e.get("value") not in (None, [], ""))):
+                return True
+    return False
 
 
 def _data_condition(imp: Importer, c: dict[str, JSON], data: str, where: str) -> ir.Expr | None:
-    """A precondition on data the page shows: decided now, against the table's fixed rows."""
+    """A precondition on data the page shows: decided now, against the table's fixed rows, or against the
+    field's default where no action fills it (as bfs_action.py)."""
     cond, value = c.get("cond"), c.get("value")
-    if cond in ("exists", "not_null"):
-        imp.decide(DATA_COND, where)
+    known = cond in ("exists", "not_null") or (
+        cond == "length_gt" and isinstance(value, int) and not isinstance(value, bool))
+    if not known:
+        imp.report(where, f"cond {cond!r} on array<object> field '{data}': only length_gt, exists and not_null can "
+                          "be decided against its rows", hint="test a scalar field instead")
         return None
-    if cond == "length_gt" and isinstance(value, int) and not isinstance(value, bool):
-        imp.decide(DATA_COND, where)
-        return None if value < SAMPLE_ROWS else ir.Lit(value=False)
-    imp.report(where, f"cond {cond!r} on array<object> field '{data}': only length_gt, exists and not_null can be "
-                      "decided against its fixed rows", hint="test a scalar field instead")
-    return None
+    if not _filled(imp, data):
+        imp.decide(EMPTY_DATA, where)
+        nullable = imp.data_fields[data].nullable
+        return None if cond != "length_gt" and not nullable else ir.Lit(value=False)
+    imp.decide(DATA_COND, where)
+    if cond in ("exists", "not_null"):
+        return None
+    return None if value < SAMPLE_ROWS else ir.Lit(value=False)
 
 
 # ---------------------------------------------------------------- effects

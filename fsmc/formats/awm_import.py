@@ -13,7 +13,8 @@ How their constructs map (their behaviour is that of `trajectory/bfs/bfs.py` and
   (a placeholder loses its braces, `"ITEM_ANY"`, so that fsmc templates do not expand it); a list of values is fsmc's extension: the parameter ranges over them, one edge per value.
 - Navigation carries every field that the source and the target page share, as their merge does; a
   field of the target page that a navigation writes becomes a carry slot of the source page.
-- `meta.global_signature_schema` fields become session variables.
+- `meta.global_signature_schema` fields become session variables, but those a page declares too, which are
+  page variables (bfs_action.py reads only the pages' schemas).
 
 What their generator (bfs_action.py) decides by itself is rewritten first (awm_effects.py: `clear` by
 the current value, `value_expr`, effects on data), array<object> fields become data (a table and a view),
@@ -47,6 +48,10 @@ SAMPLE_ROWS = 3  # rows of the table an array<object> field becomes (the file gi
 NULL_ARRAY = ("a nullable array starts empty: bfs_action.py starts it at null (bfs.py at []), but fsmc arrays are "
               "sets, never null, and their BFS cannot tell null from [] by length_gt (false for both) or append_unique "
               "(null counts as []); a condition that could (exists, not_null, eq or neq null) is refused")
+GLOBAL_AND_PAGE = ("a field of meta.global_signature_schema that a page's signature_schema declares too is a "
+                   "variable of the pages that declare it (or use it), not of the session: bfs_action.py reads only "
+                   "the pages' schemas, so the field starts at the page's default on each page that declares it and "
+                   "its name-based rules (interceptors) apply there")
 # Every word the grammar may read as a keyword where an imported name is used (fsmc.frontend.keywords).
 _RESERVED = frozenset().union(*RESERVED.values())
 
@@ -91,6 +96,7 @@ class DataField:
     pages: list[str] = field(default_factory=list)
     columns: list[str] = field(default_factory=lambda: ["id"])
     numbers: set[str] = field(default_factory=set)  # columns a value_expr sums: numbers, not text
+    nullable: bool = False  # declared `|null` somewhere: bfs_action.py starts it at null there
 
 
 @dataclass
@@ -122,6 +128,7 @@ class Importer:
         self.refused: set[str] = set()  # declared with a type we do not take (already reported)
         self.data_fields: dict[str, DataField] = {}  # array<object> fields: data the page shows, not state
         self.decisions: dict[str, list[str]] = {}
+        self.shadowed: dict[str, JSON] = {}  # fields of the global schema that pages declare too: their global default
         self.notes: list[Diagnostic] = []
 
     # ---------------------------------------------------------------- reporting
@@ -241,6 +248,7 @@ class Importer:
 
     def _declare_data(self, name: str, raw_name: str, text: JSON, base: str, where: str) -> None:
         known = self.data_fields.setdefault(name, DataField(name, where))
+        known.nullable = known.nullable or "null" in str(text).replace(" ", "").lower().split("|")
         if base != "data" or name in self.fields:
             self.report(where, f"field '{raw_name}' is {text!r} here but array<object> at {known.where}",
                         hint="fields with one name are carried across pages, so they need one type")
@@ -266,8 +274,14 @@ class Importer:
     def read_fields(self, meta: dict[str, JSON], pages: list[dict[str, JSON]]) -> None:
         schema = self._dict(meta, "global_signature_schema", "meta")
         given = self._dict(meta, "global_signature", "meta")
+        on_pages = {fsmc_name(k) for i, p in enumerate(pages)
+                    for k in self._dict(p, "signature_schema", f"pages[{i}]")}
         for raw, text in schema.items():
             where = f"meta.global_signature_schema.{raw}"
+            if fsmc_name(raw) in on_pages:
+                self.decide(GLOBAL_AND_PAGE, where)
+                self.shadowed[fsmc_name(raw)] = given.get(raw)
+                continue
             name = self._declare(raw, text, where)
             if name is not None:
                 self.global_names.append(name)
@@ -328,6 +342,8 @@ class Importer:
             return None
         if name in self.global_names or name in self.declared.get(act.page, ()) or (write and self._slot(name, act)):
             return self.fields[name]
+        if name in self.shadowed and name in self.fields:
+            return self._adopt(name, act)
         self.report(where, f"path {path} is not a field of page '{act.page}' or of meta.global_signature_schema")
         return None
 
@@ -344,6 +360,18 @@ class Importer:
             self.page_fields[act.page].append(name)
             self.defaults[(act.page, name)] = self.defaults[(target, name)]
         return True
+
+    def _adopt(self, name: str, act: Act) -> Field:
+        """A field of both the global schema and some page, used on a page that does not declare it: a variable of
+        that page too, starting where bfs_action.py reads it (absent: null, unless the global signature gives it)."""
+        f = self.fields[name]
+        if name not in self.page_fields[act.page]:
+            default = self.shadowed[name] if self.shadowed[name] is not None or f.base != "array" else []
+            self.page_fields[act.page].append(name)
+            self.declared.setdefault(act.page, set()).add(name)
+            self.defaults[(act.page, name)] = default
+            self.add_value(f, default, act.where)
+        return f
 
     def param_values(self, ref: str, act: Act, where: str) -> list[JSON] | None:
         name = ref[1:-1].strip()

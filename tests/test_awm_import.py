@@ -264,3 +264,40 @@ def test_a_global_field_a_page_declares_is_that_pages_variable() -> None:
     assert any(d.message.startswith("meta.global_signature_schema.repo_write_permission: a field of "
                                     "meta.global_signature_schema that a page's signature_schema declares too")
                for d in warnings)
+
+
+def test_every_reached_page_is_a_task_in_words(spec: ir.Spec) -> None:
+    """The entry aside, each page a state reaches is asked for, in words; a terminal's says what its form needs."""
+    assert [(t.page, t.instruction) for t in spec.tasks] == [
+        ("NEW_TICKET", "Go to the new ticket page."),
+        ("TICKET_SENT", "On the new ticket page, set subject to 'input_text', set due to 'NOW' and tick captcha "
+                        "passed, then click Submit."),
+    ]
+    assert all(t.goal == ir.Lit(value=True) and not t.params for t in spec.tasks)
+
+
+def test_instructions_are_told_apart() -> None:
+    from fsmc.formats.awm_tasks import words
+
+    data = json.loads(GLOBAL_PAGE.read_text())
+    data["pages"].append({"id": "BRANCH_CREATED_AGAIN", "signature_schema": {}, "actions": []})
+    data["pages"][1]["actions"].append(copy.deepcopy(data["pages"][1]["actions"][2]) | {
+        "id": "ACT_CREATE_BRANCH_AGAIN", "to": "BRANCH_CREATED_AGAIN"})
+    data["meta"]["terminal_pages"].append("BRANCH_CREATED_AGAIN")
+    spec, _ = read_fsm_json(data, "code_host.json")
+    texts = [t.instruction for t in spec.tasks]
+    assert len(set(texts)) == len(texts) == 3
+    assert texts[-1].endswith("then click Create (to reach the branch created again page).")
+    assert words("PR_CREATE_2FA_SUCCESS") == "PR create 2FA success"
+
+
+def test_the_tasks_stand_for_the_terminal_goals(tmp_path: Path) -> None:
+    """Each page is asked for once (no derived terminal goal beside a terminal's task), bfs.json still lists the
+    terminal's paths, and the shortest count is bfs_action.py's (4: the permission interceptor is handled)."""
+    from fsmc.enumerate.run import enumerate_spec
+
+    enumerate_spec(Compilation(GLOBAL_PAGE), tmp_path / "out")
+    tasks = [json.loads(line) for line in (tmp_path / "out" / "tasks.jsonl").read_text().splitlines()]
+    assert [(t["kind"], t["page"]) for t in tasks] == [("task", "REPO"), ("task", "BRANCH_CREATED")]
+    (terminal,) = json.loads((tmp_path / "out" / "bfs.json").read_text())["terminals"]
+    assert terminal["terminal_page"] == "BRANCH_CREATED" and terminal["shortest_step_count"] == 4

@@ -11,6 +11,7 @@ from fsmc.formats.awm_conventions import add_conventions
 from fsmc.formats.awm_effects import normalise_effects
 from fsmc.formats.awm_import import SAMPLE_ROWS, Act, DataField, Field, Importer, fsmc_name
 from fsmc.formats.awm_reach import settle_reach
+from fsmc.formats.awm_tasks import add_tasks
 
 __all__ = ["build_spec", "import_fsm_json"]
 
@@ -379,4 +380,6 @@ def import_fsm_json(data: dict[str, JSON], file: str) -> tuple[ir.Spec, list[Dia
     imp.stop_if_problems()
     spec = add_conventions(imp, spec, pages)
     spec = settle_reach(imp, spec)
+    if imp.reached is not None:
+        spec = add_tasks(imp, spec, imp.reached)
     return spec, imp.warnings()

@@ -130,6 +130,7 @@ class Importer:
         self.decisions: dict[str, list[str]] = {}
         self.shadowed: dict[str, JSON] = {}  # fields of the global schema that pages declare too: their global default
         self.notes: list[Diagnostic] = []
+        self.reached: set[str] | None = None  # the pages a reachable state is on (None: not explored, or capped)
 
     # ---------------------------------------------------------------- reporting
 

@@ -1,0 +1,127 @@
+"""The tasks an imported AutoWebWorld world offers: every reachable page as a goal, each in words a person would use.
+
+Their fsm.json names no tasks; their generator's goals are the terminal pages. fsmc gives the imported spec
+one task per page that a state reaches (the entry page aside): "on P: true". A terminal page's instruction
+says what the form that leads there asks for, with the values the world types ("On the new pull request
+page, set title to 'Add new feature' and base branch to 'main', then click Submit."); another page's says
+where to go ("Go to the repository detail page."). Instructions are derived from the world's own ids and
+values, deterministically, and no two tasks share one. The derived terminal goals of the enumeration give
+way to these tasks (fsmc.enumerate.goals), so each page is asked for once.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fsmc import ir
+from fsmc.formats.awm_import import Importer, fsmc_name
+
+__all__ = ["add_tasks", "words"]
+
+JSON = Any
+_CLOSING = ("SUBMIT", "SAVE", "CREATE", "CONFIRM", "SEND", "PLACE", "BOOK", "PAY", "APPLY", "POST", "FINISH", "DONE")
+
+
+def words(raw: str) -> str:
+    """An id as words: `NEW_PULL_REQUEST` → `new pull request`; two-letter and digit tokens stay (`PR`, `2FA`)."""
+    tokens = [t for t in re.split(r"[_\W]+", raw) if t]
+    return " ".join(t if t.isupper() and (len(t) <= 2 or any(c.isdigit() for c in t)) else t.lower() for t in tokens)
+
+
+def _var_words(page: ir.Page) -> dict[str, str]:
+    """Each page variable in words, without the prefix all the page's variables share (`new_pr_title` → `title`)."""
+    names = [v.name for v in page.vars]
+    prefix = ""
+    if len(names) > 1:
+        common = names[0]
+        for n in names[1:]:
+            while not n.startswith(common):
+                common = common[:-1]
+        prefix = common[:common.rfind("_") + 1]
+    return {n: words(n[len(prefix):] or n) for n in names}
+
+
+def _field(t: ir.Type, what: str) -> str:
+    """What to do with a form field the submit needs: type its one value, tick a box, or choose."""
+    inner = t.inner if isinstance(t, ir.OptionalType) else t
+    if isinstance(inner, ir.ChoiceType) and len(inner.values) == 1:
+        return f"set {what} to '{inner.values[0]}'"
+    if isinstance(inner, ir.IntType) and inner.lo == inner.hi:
+        return f"set {what} to {inner.lo}"
+    if isinstance(inner, ir.BoolType):
+        return f"tick {what}"
+    return f"choose {what}"
+
+
+def _read(imp: Importer, page: str, action: str) -> set[str]:
+    """The fields the world's own preconditions of an action read (not the requires the import added)."""
+    raw = next((a.raw for a in imp.acts if a.page == page and fsmc_name(a.raw.get("id")) == action), {})
+    pres = raw.get("preconditions") if isinstance(raw.get("preconditions"), list) else []
+    return {fsmc_name(c["path"][2:]) for c in pres if isinstance(c, dict) and str(c.get("path", "")).startswith("$.")}
+
+
+def _form(imp: Importer, source: ir.Page, action: ir.Action) -> str:
+    """What the action's preconditions ask of the source page's fields: `set title to 'x' and tick terms accepted`."""
+    names = _read(imp, source.name, action.name)
+    said = _var_words(source)
+    parts = [_field(v.type, said[v.name]) for v in source.vars if v.name in names]
+    if len(parts) <= 1:
+        return "".join(parts)
+    return ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _closing(action: ir.Action) -> str:
+    """The button the action clicks, named by the last word of its id (`ACT_NEW_PR_SUBMIT` → `Submit`)."""
+    tokens = [t for t in action.name.upper().split("_") if t and t != "ACT"]
+    last = next((t for t in reversed(tokens) if t in _CLOSING), tokens[-1] if tokens else "continue")
+    return last.capitalize()
+
+
+def _leading_in(spec: ir.Spec, page: str) -> tuple[ir.Page, ir.Action] | None:
+    """The action that leads into `page` from another page and asks most of its form (the first such)."""
+    best: tuple[ir.Page, ir.Action] | None = None
+    for p in spec.pages:
+        for a in p.actions:
+            if a.goto == page and p.name != page and (best is None or len(a.requires) > len(best[1].requires)):
+                best = (p, a)
+    return best
+
+
+def _terminal_instruction(imp: Importer, spec: ir.Spec, page: ir.Page) -> str:
+    found = _leading_in(spec, page.name)
+    if found is None:
+        return f"Reach the {words(page.name)} page."
+    source, action = found
+    form = _form(imp, source, action)
+    click = f"click {_closing(action)}"
+    return f"On the {words(source.name)} page, {form + ', then ' if form else ''}{click}."
+
+
+def _navigation_instruction(page: ir.Page) -> str:
+    return f"Go to the {words(page.name)} page."
+
+
+def _unique(instructions: list[str], pages: list[ir.Page]) -> list[str]:
+    """Instructions told apart where two would read the same: the later ones name the page they lead to."""
+    seen: set[str] = set()
+    out = []
+    for text, page in zip(instructions, pages, strict=True):
+        if text in seen:
+            text = f"{text[:-1]} (to reach the {words(page.name)} page)."
+        seen.add(text)
+        out.append(text)
+    return out
+
+
+def add_tasks(imp: Importer, spec: ir.Spec, reached: set[str]) -> ir.Spec:
+    """The spec with a task for each page a state reaches but the entry, in page order (none if it has tasks)."""
+    if spec.tasks:
+        return spec
+    pages = [p for p in spec.pages if p.name in reached and p.name != spec.site.entry]
+    texts = [_terminal_instruction(imp, spec, p) if p.name in spec.site.terminals else _navigation_instruction(p)
+             for p in pages]
+    texts = [t.replace("{", "").replace("}", "") for t in _unique(texts, pages)]  # no template placeholders
+    tasks = tuple(ir.Task(name=f"open_{p.name.lower()}", page=p.name, goal=ir.Lit(value=True), instruction=t)
+                  for p, t in zip(pages, texts, strict=True))
+    return spec.model_copy(update={"tasks": tasks})

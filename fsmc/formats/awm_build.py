@@ -110,7 +110,7 @@ def _data_condition(imp: Importer, c: dict[str, JSON], data: str, where: str) ->
         nullable = imp.data_fields[data].nullable
         return None if cond != "length_gt" and not nullable else ir.Lit(value=False)
     imp.decide(DATA_COND, where)
-    if cond in ("exists", "not_null"):
+    if not isinstance(value, int) or cond in ("exists", "not_null"):
         return None
     return None if value < SAMPLE_ROWS else ir.Lit(value=False)
 

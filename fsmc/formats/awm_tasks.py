@@ -57,7 +57,7 @@ def _field(t: ir.Type, what: str) -> str:
 def _read(imp: Importer, page: str, action: str) -> set[str]:
     """The fields the world's own preconditions of an action read (not the requires the import added)."""
     raw = next((a.raw for a in imp.acts if a.page == page and fsmc_name(a.raw.get("id")) == action), {})
-    pres = raw.get("preconditions") if isinstance(raw.get("preconditions"), list) else []
+    pres: list[JSON] = raw["preconditions"] if isinstance(raw.get("preconditions"), list) else []
     return {fsmc_name(c["path"][2:]) for c in pres if isinstance(c, dict) and str(c.get("path", "")).startswith("$.")}
 
 

@@ -301,3 +301,40 @@ def test_the_tasks_stand_for_the_terminal_goals(tmp_path: Path) -> None:
     assert [(t["kind"], t["page"]) for t in tasks] == [("task", "REPO"), ("task", "BRANCH_CREATED")]
     (terminal,) = json.loads((tmp_path / "out" / "bfs.json").read_text())["terminals"]
     assert terminal["terminal_page"] == "BRANCH_CREATED" and terminal["shortest_step_count"] == 4
+
+
+ITEMS = FIXTURE.with_name("items_fsm.json")  # a list opened by search, filter and scroll: github's pattern
+
+
+@pytest.fixture(scope="module")
+def library() -> ir.Spec:
+    return from_fsm_json(json.loads(ITEMS.read_text()), "library.json")
+
+
+def test_an_item_is_one_of_the_rows_the_page_shows(library: ir.Spec) -> None:
+    """Each "{ITEM_ANY}" ranges over the table's keys; the search types the key it records, the click names the row,
+    and opening what the search matched (or the scroll showed) opens that very item."""
+    ids = tuple(r[0] for r in library.table("books").rows)
+    search = _action(library, "BOOKS_LIST", "ACT_BOOKS_SEARCH")
+    assert search.params[0].type == ir.ChoiceType(values=ids)
+    assert [(g.op, g.text) for g in search.gui] == [("type", "{item_id}"), ("press", "Enter")]
+    assert _requires(library, "BOOKS_LIST", "ACT_BOOKS_OPEN_MATCHED")[-1] == "item_id == books_matched_id"
+    assert _action(library, "BOOKS_LIST", "ACT_BOOKS_OPEN_FILTERED").gui[-1].selector == "#book-list .row-filtered-{item_id}"
+    scroll = _action(library, "BOOKS_LIST", "ACT_BOOKS_SCROLL_INTO_VIEW").gui
+    assert [(g.op, g.selector) for g in scroll] == [("scroll_until_visible", "book-list-{item_id}"),
+                                                    ("click", "book-list-{item_id}")]
+
+
+def test_each_item_is_a_task_and_each_access_method_a_trajectory(library: ir.Spec, tmp_path: Path) -> None:
+    from fsmc.enumerate.run import enumerate_spec
+
+    assert [t.instruction for t in library.tasks] == [
+        "Go to the book detail page.", "On the book detail page, choose books selected id, then click Borrow.",
+        "Open the book 'book-1'.", "Open the book 'book-2'.", "Open the book 'book-3'."]
+    enumerate_spec(Compilation(ITEMS), tmp_path / "out")
+    lines = (tmp_path / "out" / "trajectories.jsonl").read_text().splitlines()
+    opened = [t for t in map(json.loads, lines) if t["task_id"] == "open_book_detail_books_selected_id_2"]
+    assert sorted(t["moves"][-1]["state"]["vars"]["access_method"] for t in opened) == ["filter", "scroll", "search"]
+    assert {t["moves"][-1]["args"]["item_id"] for t in opened} == {"book-2"}
+    tasks = [json.loads(line) for line in (tmp_path / "out" / "tasks.jsonl").read_text().splitlines()]
+    assert len({t["instruction"] for t in tasks}) == len(tasks)  # no derived goal repeats an item's task

@@ -6,7 +6,9 @@ import re
 from typing import Any
 
 from fsmc import ir
+from fsmc.codegen.actions import params_in
 from fsmc.diagnostics import Diagnostic
+from fsmc.formats.awm_access import ACCESS, mark_access_methods
 from fsmc.formats.awm_conventions import add_conventions
 from fsmc.formats.awm_effects import normalise_effects
 from fsmc.formats.awm_import import SAMPLE_ROWS, Act, DataField, Field, Importer, fsmc_name
@@ -233,6 +235,32 @@ def _gui_op(imp: Importer, g: JSON, act: Act, where: str, last: str) -> ir.GuiOp
     return ir.GuiOp(op=op, selector=sel, text=None if text is None else _fill(imp, str(text), act, where))  # type: ignore[arg-type]
 
 
+def _named_item(act: Act, ops: list[ir.GuiOp]) -> list[ir.GuiOp]:
+    """The GUI of an action on one of a table's rows names the row (their GUI does not: one abstract item).
+
+    A search types the row's key where the action records it; otherwise the last click or hover ends on the
+    row's own element (`<selector>-{p}`), and a drag (their scroll) becomes a scroll to that element and a click.
+    """
+    p = next(iter(act.items), None)
+    if p is None or not ops or any(p in params_in(op.selector) | params_in(op.text) for op in ops):
+        return ops
+    mark = "{" + p + "}"
+    records = any(isinstance(e, dict) and str(e.get("value_ref", "")).strip("{} ") == p for _, e in act.effects)
+    typed = [k for k, op in enumerate(ops) if op.op == "type"]
+    if typed and records:
+        ops[typed[-1]] = ops[typed[-1]].model_copy(update={"text": mark})
+        return ops
+    last = ops[-1]
+    row = f"{last.selector}-{mark}"
+    if last.op in ("click", "hover"):
+        ops[-1] = last.model_copy(update={"selector": row})
+    else:
+        ops += [ir.GuiOp(op="scroll_until_visible", selector=row), ir.GuiOp(op="click", selector=row)]
+        if last.op == "drag":
+            ops.remove(last)
+    return ops
+
+
 def _gui(imp: Importer, act: Act) -> tuple[ir.GuiOp, ...]:
     ops: list[ir.GuiOp] = []
     for k, g in enumerate(imp._list(act.raw, "gui_procedure", act.where)):
@@ -245,7 +273,7 @@ def _gui(imp: Importer, act: Act) -> tuple[ir.GuiOp, ...]:
                 ops[-1].op == "click" or (ops[-1].op == "press" and ops[-1].text in _CLEARING_KEYS)):
             ops.pop()  # their "click the field, select all, delete, type": fsmc's `type` focuses and replaces
         ops.append(op)
-    return tuple(ops)
+    return tuple(_named_item(act, ops))
 
 
 # ---------------------------------------------------------------- actions and pages
@@ -293,6 +321,23 @@ def imp_page(raw: JSON) -> str:
     return fsmc_name(raw) if isinstance(raw, str) else ""
 
 
+def _item_fields(imp: Importer) -> set[str]:
+    """The fields some action records an "{ITEM_ANY}" parameter in (a search's match, a scroll's anchor)."""
+    return {fsmc_name(str(e.get("path", ""))[2:]) for act in imp.acts for _, e in act.effects
+            if isinstance(e, dict) and str(e.get("value_ref", "")).strip("{} ") in act.items}
+
+
+def _item_links(imp: Importer, act: Act) -> list[ir.Expr | None]:
+    """`p == f` for an item parameter p of an action whose preconditions read a field f that records an item:
+    in their BFS every "{ITEM_ANY}" is the same item, so the action opens the one the search matched."""
+    if not act.items:
+        return []
+    read = [fsmc_name(c["path"][2:]) for c in imp._list(act.raw, "preconditions", act.where)
+            if isinstance(c, dict) and str(c.get("path", "")).startswith("$.")]
+    fields = _item_fields(imp)
+    return [ir.Binary(op="==", left=ir.Name(id=p), right=ir.Name(id=f)) for p in act.items for f in read if f in fields]
+
+
 def _action(imp: Importer, act: Act) -> ir.Action:
     src = act.raw.get("from")
     if src is not None and imp_page(src) != act.page:
@@ -301,6 +346,7 @@ def _action(imp: Importer, act: Act) -> ir.Action:
     requires = [_condition(imp, c, act, f"{act.where}.preconditions[{k}]")
                 for k, c in enumerate(imp._list(act.raw, "preconditions", act.where))]
     effects = [_effect(imp, e, act, where) for where, e in act.effects]
+    requires += _item_links(imp, act)
     goto, carry = _goto(imp, act)
     return ir.Action(
         name=imp_page(act.raw["id"]), params=_params(imp, act),
@@ -317,11 +363,11 @@ def _views(imp: Importer, page: str) -> tuple[ir.View, ...]:
 
 def _table(d: DataField) -> ir.Table:
     """Sample rows for an array<object> field (the file gives none: their BFS starts the field at null)."""
-    noun = d.name.rstrip("s") or d.name
     def cell(c: str, k: int) -> str | int:
-        return 10 * k if c in d.numbers else f"{noun}-{k}" if c == "id" else f"{c.replace('_', ' ').capitalize()} {k}"
+        return 10 * k if c in d.numbers else f"{c.replace('_', ' ').capitalize()} {k}"
 
-    rows = tuple(tuple(cell(c, k) for c in d.columns) for k in range(1, SAMPLE_ROWS + 1))
+    ids = d.ids()
+    rows = tuple(tuple(ids[k - 1] if c == "id" else cell(c, k) for c in d.columns) for k in range(1, SAMPLE_ROWS + 1))
     columns = tuple(ir.Column(name=c, type="num" if c in d.numbers else "str") for c in d.columns)
     return ir.Table(name=d.name, key="id", columns=columns, rows=rows)
 
@@ -368,7 +414,10 @@ def build_spec(imp: Importer, meta: dict[str, JSON], pages: list[dict[str, JSON]
 def import_fsm_json(data: dict[str, JSON], file: str) -> tuple[ir.Spec, list[Diagnostic]]:
     """The IR of a foreign fsm.json and the W009 warnings on the decisions taken; SpecError lists every construct
     it cannot take, each with its JSON path and line."""
+    data, marked = mark_access_methods(data)
     imp = Importer(data, file)
+    for where in marked:
+        imp.decide(ACCESS, where)
     meta, pages = imp.check_shape()
     imp.read_fields(meta, pages)
     imp.read_actions(pages)

@@ -52,6 +52,11 @@ GLOBAL_AND_PAGE = ("a field of meta.global_signature_schema that a page's signat
                    "variable of the pages that declare it (or use it), not of the session: bfs_action.py reads only "
                    "the pages' schemas, so the field starts at the page's default on each page that declares it and "
                    "its name-based rules (interceptors) apply there")
+ITEM_ANY = "{ITEM_ANY}"
+ITEMS = ('an "{ITEM_ANY}" parameter of an action on a page that shows an array<object> field ranges over the keys '
+         "of that field's rows, one edge per row (their BFS keeps the placeholder, one abstract item); an action "
+         "that opens the item a search matched or a scroll brought into view opens that one (every {ITEM_ANY} is "
+         "the same item there), and the GUI names the row: a search types its key, a click or a scroll ends on it")
 # Every word the grammar may read as a keyword where an imported name is used (fsmc.frontend.keywords).
 _RESERVED = frozenset().union(*RESERVED.values())
 
@@ -98,6 +103,17 @@ class DataField:
     numbers: set[str] = field(default_factory=set)  # columns a value_expr sums: numbers, not text
     nullable: bool = False  # declared `|null` somewhere: bfs_action.py starts it at null there
 
+    def noun(self) -> str:
+        """What one row is, from the field's name: `repositories` → `repository`, `pulls` → `pull`."""
+        name = self.name
+        if name.endswith("ies") and len(name) > 4:
+            return name[:-3] + "y"
+        return name[:-1] if name.endswith("s") and not name.endswith("ss") else name
+
+    def ids(self) -> list[str]:
+        """The keys of the table's rows (invented: the file gives none)."""
+        return [f"{self.noun()}-{k}" for k in range(1, SAMPLE_ROWS + 1)]
+
 
 @dataclass
 class Act:
@@ -108,6 +124,7 @@ class Act:
     raw: dict[str, JSON]
     consts: dict[str, JSON] = field(default_factory=dict)
     ranges: dict[str, list[JSON]] = field(default_factory=dict)
+    items: dict[str, str] = field(default_factory=dict)  # "{ITEM_ANY}" parameters: the data field whose rows they range over
     effects: list[tuple[str, JSON]] = field(default_factory=list)  # (JSON path, effect), after awm_effects
 
 
@@ -401,10 +418,24 @@ class Importer:
                 value = value[0]
             if isinstance(value, list) and value and all(isinstance(v, (str, int, bool)) or v is None for v in value):
                 act.ranges[name] = list(dict.fromkeys(value))
+            elif value == ITEM_ANY and (data := self._item_data(act)) is not None:
+                act.ranges[name], act.items[name] = data.ids(), data.name
+                self.decide(ITEMS, f"{act.where}.parameters.{raw}")
             elif isinstance(value, (str, int, float, bool)) or value is None:
                 act.consts[name] = _symbol(value)
             else:
                 self.report(f"{act.where}.parameters.{raw}", "a parameter is a scalar or a non-empty list of scalars")
+
+    def _item_data(self, act: Act) -> DataField | None:
+        """The array<object> field an "{ITEM_ANY}" of this action picks from: the one its page shows, or of several
+        the one whose name shares most words with the action's id (the first on a tie); None if the page shows none."""
+        shown = [d for d in self.data_fields.values() if act.page in d.pages]
+        said = set(str(act.raw.get("id", "")).lower().split("_"))
+
+        def shared(d: DataField) -> int:
+            return -len(said & {d.name, d.noun(), *d.name.split("_")})
+
+        return min(shown, key=shared) if shown else None
 
     def gather(self) -> None:
         """Collect the values each field takes and the bounds that increments reach."""

@@ -20,7 +20,9 @@ from fsmc.formats.awm_import import Importer, fsmc_name
 __all__ = ["add_tasks", "words"]
 
 JSON = Any
-_CLOSING = ("SUBMIT", "SAVE", "CREATE", "CONFIRM", "SEND", "PLACE", "BOOK", "PAY", "APPLY", "POST", "FINISH", "DONE")
+_VERBS = {"SUBMIT", "SAVE", "CREATE", "CONFIRM", "SEND", "PLACE", "PAY", "APPLY", "POST", "FINISH", "BORROW", "BOOK",
+          "ORDER", "CHECKOUT", "UPDATE", "DELETE", "ADD", "REGISTER", "SIGNUP", "LOGIN", "JOIN", "RESERVE", "PUBLISH",
+          "UPLOAD", "TRANSFER", "COMPLETE", "DONE", "NEXT", "CONTINUE", "PURCHASE", "BUY", "FOLLOW", "SHARE"}
 
 
 def words(raw: str) -> str:
@@ -72,10 +74,10 @@ def _form(imp: Importer, source: ir.Page, action: ir.Action) -> str:
 
 
 def _closing(action: ir.Action) -> str:
-    """The button the action clicks, named by the last word of its id (`ACT_NEW_PR_SUBMIT` → `Submit`)."""
+    """The button the action clicks: the last verb of its id (`ACT_SUBMIT_TICKET` → `Submit`), else its last word."""
     tokens = [t for t in action.name.upper().split("_") if t and t != "ACT"]
-    last = next((t for t in reversed(tokens) if t in _CLOSING), tokens[-1] if tokens else "continue")
-    return last.capitalize()
+    verb = next((t for t in reversed(tokens) if t in _VERBS), tokens[-1] if tokens else "continue")
+    return verb.capitalize()
 
 
 def _leading_in(spec: ir.Spec, page: str) -> tuple[ir.Page, ir.Action] | None:
@@ -114,14 +116,54 @@ def _unique(instructions: list[str], pages: list[ir.Page]) -> list[str]:
     return out
 
 
+def _opened_items(imp: Importer, spec: ir.Spec, reached: set[str]) -> list[tuple[str, str, str]]:
+    """(page, field, table) where a navigation records the row an "{ITEM_ANY}" parameter picks, in file order."""
+    out: list[tuple[str, str, str]] = []
+    for act in imp.acts:
+        target = fsmc_name(act.raw.get("to", act.raw.get("to_page_id")))
+        if not act.raw.get("is_navigation") or target not in reached:
+            continue
+        names = {v.name for v in spec.page(target).vars}
+        for _, e in act.effects:
+            p = str(e.get("value_ref", "")).strip("{} ") if isinstance(e, dict) else ""
+            f = fsmc_name(str(e.get("path", ""))[2:]) if isinstance(e, dict) else ""
+            if p in act.items and f in names and (target, f, act.items[p]) not in out:
+                out.append((target, f, act.items[p]))
+    return out
+
+
+def _row_label(table: ir.Table, row: tuple[Any, ...]) -> str:
+    columns = [c.name for c in table.columns]
+    for name in ("name", "title", "label", *columns):
+        if name in columns and isinstance(row[columns.index(name)], str):
+            return str(row[columns.index(name)])
+    return str(row[0])
+
+
+def _item_tasks(imp: Importer, spec: ir.Spec, reached: set[str]) -> list[tuple[str, str, ir.Expr, str]]:
+    """(name, page, goal, instruction): each row a world lets the user open, as a task of its own."""
+    out: list[tuple[str, str, ir.Expr, str]] = []
+    for page, f, table_name in _opened_items(imp, spec, reached):
+        table = spec.table(table_name)
+        key = [c.name for c in table.columns].index(table.key)
+        noun = words(imp.data_fields[table_name].noun())
+        for k, row in enumerate(table.rows, 1):
+            goal = ir.Binary(op="==", left=ir.Name(id=f), right=ir.Lit(value=row[key]))
+            out.append((f"open_{page.lower()}_{f}_{k}", page, goal, f"Open the {noun} '{_row_label(table, row)}'."))
+    return out
+
+
 def add_tasks(imp: Importer, spec: ir.Spec, reached: set[str]) -> ir.Spec:
-    """The spec with a task for each page a state reaches but the entry, in page order (none if it has tasks)."""
+    """The spec with a task for each page a state reaches but the entry, in page order, then one for each row the
+    world lets the user open (none if it has tasks)."""
     if spec.tasks:
         return spec
     pages = [p for p in spec.pages if p.name in reached and p.name != spec.site.entry]
     texts = [_terminal_instruction(imp, spec, p) if p.name in spec.site.terminals else _navigation_instruction(p)
              for p in pages]
-    texts = [t.replace("{", "").replace("}", "") for t in _unique(texts, pages)]  # no template placeholders
-    tasks = tuple(ir.Task(name=f"open_{p.name.lower()}", page=p.name, goal=ir.Lit(value=True), instruction=t)
-                  for p, t in zip(pages, texts, strict=True))
+    found: list[tuple[str, str, ir.Expr, str]] = [(f"open_{p.name.lower()}", p.name, ir.Lit(value=True), t) for p, t in zip(pages, texts, strict=True)]
+    found += _item_tasks(imp, spec, reached)
+    texts = _unique([t for *_, t in found], [spec.page(page) for _, page, _, _ in found])
+    tasks = tuple(ir.Task(name=name, page=page, goal=goal, instruction=text.replace("{", "").replace("}", ""))
+                  for (name, page, goal, _), text in zip(found, texts, strict=True))  # no template placeholders
     return spec.model_copy(update={"tasks": tasks})

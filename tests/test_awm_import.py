@@ -333,7 +333,7 @@ def test_each_item_is_a_task_and_each_access_method_a_trajectory(library: ir.Spe
         "Open the book 'book-1'.", "Open the book 'book-2'.", "Open the book 'book-3'."]
     enumerate_spec(Compilation(ITEMS), tmp_path / "out")
     lines = (tmp_path / "out" / "trajectories.jsonl").read_text().splitlines()
-    opened = [t for t in map(json.loads, lines) if t["task_id"] == "open_book_detail_books_selected_id_2"]
+    opened = [t for t in map(json.loads, lines) if t["task_id"] == "open_book_detail_books_selected_id_book_2"]
     assert sorted(t["moves"][-1]["state"]["vars"]["access_method"] for t in opened) == ["filter", "scroll", "search"]
     assert {t["moves"][-1]["args"]["item_id"] for t in opened} == {"book-2"}
     tasks = [json.loads(line) for line in (tmp_path / "out" / "tasks.jsonl").read_text().splitlines()]

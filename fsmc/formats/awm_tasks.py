@@ -147,9 +147,11 @@ def _item_tasks(imp: Importer, spec: ir.Spec, reached: set[str]) -> list[tuple[s
         table = spec.table(table_name)
         key = [c.name for c in table.columns].index(table.key)
         noun = words(imp.data_fields[table_name].noun())
-        for k, row in enumerate(table.rows, 1):
+        for row in table.rows:
+            name = fsmc_name(f"open_{page.lower()}_{f}_{row[key]}")
             goal = ir.Binary(op="==", left=ir.Name(id=f), right=ir.Lit(value=row[key]))
-            out.append((f"open_{page.lower()}_{f}_{k}", page, goal, f"Open the {noun} '{_row_label(table, row)}'."))
+            if name not in {n for n, *_ in out}:  # two lists may offer the same row
+                out.append((name, page, goal, f"Open the {noun} '{_row_label(table, row)}'."))
     return out
 
 

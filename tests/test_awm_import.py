@@ -303,12 +303,13 @@ def test_the_tasks_stand_for_the_terminal_goals(tmp_path: Path) -> None:
     assert terminal["terminal_page"] == "BRANCH_CREATED" and terminal["shortest_step_count"] == 4
 
 
-ITEMS = FIXTURE.with_name("items_fsm.json")  # a list opened by search, filter and scroll: github's pattern
+LIBRARY = FIXTURE.parent / "library"  # a world and its app folder (web/: initial_data.js, style.txt, images)
+ITEMS = LIBRARY / "fsm.json"  # a list opened by search, filter and scroll: github's pattern
 
 
 @pytest.fixture(scope="module")
 def library() -> ir.Spec:
-    return from_fsm_json(json.loads(ITEMS.read_text()), "library.json")
+    return from_fsm_json(json.loads(ITEMS.read_text()), "library.json")  # no app folder there: invented rows
 
 
 def test_an_item_is_one_of_the_rows_the_page_shows(library: ir.Spec) -> None:
@@ -331,10 +332,72 @@ def test_each_item_is_a_task_and_each_access_method_a_trajectory(library: ir.Spe
     assert [t.instruction for t in library.tasks] == [
         "Go to the book detail page.", "On the book detail page, choose books selected id, then click Borrow.",
         "Open the book 'book-1'.", "Open the book 'book-2'.", "Open the book 'book-3'."]
-    enumerate_spec(Compilation(ITEMS), tmp_path / "out")
+    world = tmp_path / "library.json"  # without its app folder
+    world.write_text(ITEMS.read_text())
+    enumerate_spec(Compilation(world), tmp_path / "out")
     lines = (tmp_path / "out" / "trajectories.jsonl").read_text().splitlines()
     opened = [t for t in map(json.loads, lines) if t["task_id"] == "open_book_detail_books_selected_id_book_2"]
     assert sorted(t["moves"][-1]["state"]["vars"]["access_method"] for t in opened) == ["filter", "scroll", "search"]
     assert {t["moves"][-1]["args"]["item_id"] for t in opened} == {"book-2"}
     tasks = [json.loads(line) for line in (tmp_path / "out" / "tasks.jsonl").read_text().splitlines()]
     assert len({t["instruction"] for t in tasks}) == len(tasks)  # no derived goal repeats an item's task
+
+
+def test_the_app_folder_gives_the_rows(tmp_path: Path) -> None:
+    """initial_data.js beside the world: its first rows (scalar members as columns) are the table, items its keys."""
+    spec, warnings = read_fsm_json(json.loads(ITEMS.read_text()), str(ITEMS))
+    books = spec.table("books")
+    assert [c.name for c in books.columns] == ["id", "title", "author", "year", "image"]  # shelf: an object, left out
+    assert books.rows[0] == ("bk-101", "Dune", "Frank Herbert", 1965, "/images/dune.jpg")
+    assert len(books.rows) == 5  # the sixth is past DATA_ROWS
+    assert _action(spec, "BOOKS_LIST", "ACT_BOOKS_SEARCH").params[0].type == ir.ChoiceType(
+        values=("bk-101", "bk-102", "bk-103", "bk-104", "bk-105"))
+    assert [t.instruction for t in spec.tasks][2:4] == ["Open the book 'Dune'.", "Open the book 'Emma'."]
+    assert any("take their rows from the app's initial_data.js" in d.message for d in warnings)
+    assert (LIBRARY / "web" / books.rows[0][4].lstrip("/")).exists() is False  # images live under web/public
+    assert (LIBRARY / "web" / "public" / books.rows[0][4].lstrip("/")).is_file()
+
+
+def _library_copy(tmp_path: Path, data: str | None) -> Path:
+    world = tmp_path / "library"
+    (world / "web" / "src" / "stores").mkdir(parents=True)
+    (world / "fsm.json").write_text(ITEMS.read_text())
+    if data is not None:
+        (world / "web" / "src" / "stores" / "initial_data.js").write_text(data)
+    return world / "fsm.json"
+
+
+def test_an_app_folder_without_data_keeps_invented_rows_with_a_note(tmp_path: Path) -> None:
+    spec, warnings = read_fsm_json(json.loads(ITEMS.read_text()), str(_library_copy(tmp_path, None)))
+    assert spec.table("books").rows[0][0] == "book-1"
+    assert any("has no src/stores/initial_data.js: the array<object> fields keep invented rows" in d.message
+               for d in warnings)
+    spec, warnings = read_fsm_json(json.loads(ITEMS.read_text()),
+                                   str(_library_copy(tmp_path / "other", "export const members = [{ id: 1 }];")))
+    assert spec.table("books").rows[0][0] == "book-1"
+    assert any("has no list of rows named like 'books'" in d.message for d in warnings)
+
+
+def test_a_malformed_initial_data_js_is_a_located_error(tmp_path: Path) -> None:
+    world = _library_copy(tmp_path, "export const books = [\n  { id: 'bk-1', title: 'Dune' },\n  { id: 'bk-2' title: 'Emma' },\n];\n")
+    with pytest.raises(SpecError) as err:
+        read_fsm_json(json.loads(ITEMS.read_text()), str(world))
+    (d,) = err.value.diagnostics
+    assert d.code == "E005" and d.span.file.endswith("initial_data.js") and (d.span.line, d.span.col) == (3, 16)
+    assert d.message == "src/stores/initial_data.js: expected '}', found 'title'"
+
+
+def test_js_data_reads_literals_and_skips_code() -> None:
+    from fsmc.formats.js_data import JsDataError, read_js_data
+
+    text = ("// rows\nconst a = { id: 'x', n: -1.5, ok: true, none: null, }; /* note */\n"
+            "export function f(x) { return { y: x }; }\nconst b = make(1);\n"
+            "export default { a, list: [a, ...[1, 2],], 'q k': `t`, ...{ z: 0 } };\n")
+    assert read_js_data(text) == {"a": {"id": "x", "n": -1.5, "ok": True, "none": None},
+                                  "default": {"a": {"id": "x", "n": -1.5, "ok": True, "none": None},
+                                              "list": [{"id": "x", "n": -1.5, "ok": True, "none": None}, 1, 2],
+                                              "q k": "t", "z": 0}}
+    for bad, where in (("const a = [1, 2", "1:16"), ("const a = { b: 'x }", "1:16"), ("const a = { b: `${x}` }", "1:16")):
+        with pytest.raises(JsDataError) as err:
+            read_js_data(bad)
+        assert str(err.value).startswith(where), err.value

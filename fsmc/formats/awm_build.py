@@ -10,6 +10,7 @@ from fsmc.codegen.actions import params_in
 from fsmc.diagnostics import Diagnostic
 from fsmc.formats.awm_access import ACCESS, mark_access_methods
 from fsmc.formats.awm_conventions import add_conventions
+from fsmc.formats.awm_data import take_rows
 from fsmc.formats.awm_effects import normalise_effects
 from fsmc.formats.awm_import import SAMPLE_ROWS, Act, DataField, Field, Importer, fsmc_name
 from fsmc.formats.awm_reach import settle_reach
@@ -361,8 +362,29 @@ def _views(imp: Importer, page: str) -> tuple[ir.View, ...]:
                  for d in imp.data_fields.values() if page in d.pages)
 
 
+def _column_type(values: list[JSON]) -> str:
+    present = [v for v in values if v is not None]
+    if present and all(isinstance(v, bool) for v in present):
+        return "bool"
+    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return "num"
+    return "str"
+
+
+def _given_table(d: DataField, rows: list[tuple[JSON, ...]]) -> ir.Table:
+    """The app's own rows; a column of mixed kinds is text."""
+    types = [_column_type([r[k] for r in rows]) if k else "str" for k in range(len(d.columns))]
+    fixed = tuple(tuple(str(v) if t == "str" and v is not None and not isinstance(v, str) else v
+                        for v, t in zip(r, types, strict=True)) for r in rows)
+    return ir.Table(name=d.name, key=d.columns[0], columns=tuple(ir.Column(name=c, type=t) for c, t in
+                                                                 zip(d.columns, types, strict=True)), rows=fixed)
+
+
 def _table(d: DataField) -> ir.Table:
-    """Sample rows for an array<object> field (the file gives none: their BFS starts the field at null)."""
+    """An array<object> field's rows: the app's (awm_data.py), else sample rows (their BFS starts the field at null)."""
+    if d.rows is not None:
+        return _given_table(d, d.rows)
+
     def cell(c: str, k: int) -> str | int:
         return 10 * k if c in d.numbers else f"{c.replace('_', ' ').capitalize()} {k}"
 
@@ -420,6 +442,7 @@ def import_fsm_json(data: dict[str, JSON], file: str) -> tuple[ir.Spec, list[Dia
         imp.decide(ACCESS, where)
     meta, pages = imp.check_shape()
     imp.read_fields(meta, pages)
+    take_rows(imp, file)
     imp.read_actions(pages)
     normalise_effects(imp)
     imp.gather()

@@ -36,7 +36,8 @@ EXPR_LIT = "value_expr holding a JSON literal sets that literal (both their BFS 
 EXPR_TEST = ("value_expr combining boolean fields with &&, || and ! sets their value as JavaScript would compute it, "
              "null counting as false (both their BFS tools ignore value_expr and write null)")
 EXPR_SUM = (f"value_expr sum($.x[*].c) over an array<object> field x sets the sum of column c over x's {SAMPLE_ROWS} "
-            "fixed sample rows, whose c is 10, 20, 30, ... (both their BFS tools ignore value_expr and write null)")
+            "fixed sample rows, whose c is 10, 20, 30, ... (or over the app's own rows, awm_data.py, rounded to a whole "
+            "number; both their BFS tools ignore value_expr and write null)")
 EXPR_MERGE = ("value_expr merge({...}, ...) of JSON objects whose result has one member sets that member's value "
               "(merge({}, {\"date\": \"2000-1-1\"}) sets \"2000-1-1\"), as an fsmc field holds no object (both "
               "their BFS tools ignore value_expr and write null)")
@@ -69,10 +70,15 @@ def _expr_value(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> dict
         return {**base, "value_test": text.strip()}
     if (m := _SUM.fullmatch(text.strip())) is not None and fsmc_name(m.group(1)) in imp.data_fields:
         data, column = imp.data_fields[fsmc_name(m.group(1))], fsmc_name(m.group(2))
+        imp.decide(EXPR_SUM, where)
+        if data.rows is not None:  # the app's rows (awm_data.py): their column, a whole number (fsmc has no fractions)
+            k = data.columns.index(column) if column in data.columns else None
+            numbers = [r[k] for r in data.rows if k is not None and isinstance(r[k], (int, float))
+                       and not isinstance(r[k], bool)]
+            return {**base, "value": round(sum(numbers))}
         if column not in data.columns:
             data.columns.append(column)
         data.numbers.add(column)
-        imp.decide(EXPR_SUM, where)
         return {**base, "value": sum(10 * k for k in range(1, SAMPLE_ROWS + 1))}
     if (built := _merge(imp, base, text.strip(), where) or _append(imp, base, text.strip(), act, where)) is not None:
         return built

@@ -110,8 +110,12 @@ class DataField:
             return name[:-3] + "y"
         return name[:-1] if name.endswith("s") and not name.endswith("ss") else name
 
+    rows: list[tuple[JSON, ...]] | None = None  # the app's own rows (awm_data.py), columns as `columns`; else invented
+
     def ids(self) -> list[str]:
-        """The keys of the table's rows (invented: the file gives none)."""
+        """The keys of the table's rows: the app's, or invented (`repository-1`...) where the world gives none."""
+        if self.rows is not None:
+            return [str(r[0]) for r in self.rows]
         return [f"{self.noun()}-{k}" for k in range(1, SAMPLE_ROWS + 1)]
 
 

@@ -151,7 +151,7 @@ class Importer:
         self.decisions: dict[str, list[str]] = {}
         self.shadowed: dict[str, JSON] = {}  # fields of the global schema that pages declare too: their global default
         self.notes: list[Diagnostic] = []
-        self.reached: set[str] | None = None  # the pages a reachable state is on (None: not explored, or capped)
+        self.reached: dict[str, set[Any]] | None = None  # reachable states by page (None: not explored, or capped)
 
     # ---------------------------------------------------------------- reporting
 

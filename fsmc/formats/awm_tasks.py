@@ -116,7 +116,7 @@ def _unique(instructions: list[str], pages: list[ir.Page]) -> list[str]:
     return out
 
 
-def _opened_items(imp: Importer, spec: ir.Spec, reached: set[str]) -> list[tuple[str, str, str]]:
+def _opened_items(imp: Importer, spec: ir.Spec, reached: dict[str, set[Any]]) -> list[tuple[str, str, str]]:
     """(page, field, table) where a navigation records the row an "{ITEM_ANY}" parameter picks, in file order."""
     out: list[tuple[str, str, str]] = []
     for act in imp.acts:
@@ -140,22 +140,24 @@ def _row_label(table: ir.Table, row: tuple[Any, ...]) -> str:
     return str(row[0])
 
 
-def _item_tasks(imp: Importer, spec: ir.Spec, reached: set[str]) -> list[tuple[str, str, ir.Expr, str]]:
-    """(name, page, goal, instruction): each row a world lets the user open, as a task of its own."""
+def _item_tasks(imp: Importer, spec: ir.Spec, reached: dict[str, set[Any]]) -> list[tuple[str, str, ir.Expr, str]]:
+    """(name, page, goal, instruction): each row a world lets the user open (a reachable state holds it), a task."""
     out: list[tuple[str, str, ir.Expr, str]] = []
     for page, f, table_name in _opened_items(imp, spec, reached):
         table = spec.table(table_name)
         key = [c.name for c in table.columns].index(table.key)
         noun = words(imp.data_fields[table_name].noun())
+        slot = 1 + len(spec.session) + [v.name for v in spec.page(page).vars].index(f)
+        held = {s[slot] for s in reached[page]}
         for row in table.rows:
             name = fsmc_name(f"open_{page.lower()}_{f}_{row[key]}")
             goal = ir.Binary(op="==", left=ir.Name(id=f), right=ir.Lit(value=row[key]))
-            if name not in {n for n, *_ in out}:  # two lists may offer the same row
+            if row[key] in held and name not in {n for n, *_ in out}:  # two lists may offer the same row
                 out.append((name, page, goal, f"Open the {noun} '{_row_label(table, row)}'."))
     return out
 
 
-def add_tasks(imp: Importer, spec: ir.Spec, reached: set[str]) -> ir.Spec:
+def add_tasks(imp: Importer, spec: ir.Spec, reached: dict[str, set[Any]]) -> ir.Spec:
     """The spec with a task for each page a state reaches but the entry, in page order, then one for each row the
     world lets the user open (none if it has tasks)."""
     if spec.tasks:

@@ -14,7 +14,7 @@ from fsmc.formats.awm_data import take_rows
 from fsmc.formats.awm_effects import normalise_effects
 from fsmc.formats.awm_import import SAMPLE_ROWS, Act, DataField, Field, Importer, fsmc_name
 from fsmc.formats.awm_reach import settle_reach
-from fsmc.formats.awm_tasks import add_tasks
+from fsmc.formats.awm_tasks import add_tasks, words
 
 __all__ = ["build_spec", "import_fsm_json"]
 
@@ -403,8 +403,11 @@ def _page(imp: Importer, raw: dict[str, JSON], acts: list[Act], where: str) -> i
             imp.report(where, f"two actions of page '{name}' are named '{a.name}'", "E005")
         seen.add(a.name)
     title = raw.get("title")
+    if not isinstance(title, str):  # a title in words, so that no instruction or heading shows the page's id
+        said = words(name)
+        title = said[:1].upper() + said[1:]
     span = imp.span(where)
-    return ir.Page(name=name, title=title if isinstance(title, str) else None, actions=actions, span=span,
+    return ir.Page(name=name, title=title, actions=actions, span=span,
                    views=_views(imp, name), vars=tuple(imp.var(name, n).model_copy(update={"span": span}) for n in imp.page_fields[name]))
 
 

@@ -60,7 +60,17 @@ def test_value_expr_has_a_meaning(spec: ir.Spec) -> None:
         assert isinstance(e, ir.Lit)
         return e.value
 
-    assert (value("ACT_TYPE_SUBJECT"), value("ACT_PICK_DUE"), value("ACT_SET_PRIORITY")) == ("input_text", "NOW", "high")
+    assert (value("ACT_TYPE_SUBJECT"), value("ACT_PICK_DUE"), value("ACT_SET_PRIORITY")) == ("Quarterly planning", "NOW",
+                                                                                           "high")
+    # "{input_text}" names no parameter: a subject a person would type, and the GUI types that same value
+    assert [g.text for g in _action(spec, "NEW_TICKET", "ACT_TYPE_SUBJECT").gui] == ["Quarterly planning"]
+
+
+def test_sample_text_follows_the_fields_name() -> None:
+    from fsmc.formats.awm_effects import sample_text
+
+    assert [sample_text(f) for f in ("signup_email", "card_cvc", "team_name", "segment_condition_value")] == [
+        "alex.morgan@example.com", "123", "My team", "Segment condition one"]
 
 
 def _with_action(data: dict[str, Any], schema: dict[str, str], action: dict[str, Any]) -> tuple[ir.Spec, list[str]]:
@@ -123,7 +133,7 @@ def test_captcha_waits_for_the_fields_the_submit_needs(spec: ir.Spec) -> None:
 
 def test_gui_is_normalised(spec: ir.Spec, data: dict[str, Any]) -> None:
     gui = _action(spec, "NEW_TICKET", "ACT_TYPE_SUBJECT").gui
-    assert [(g.op, g.selector, g.text) for g in gui] == [("type", "subject", "input_text")]
+    assert [(g.op, g.selector, g.text) for g in gui] == [("type", "subject", "Quarterly planning")]
     changed = copy.deepcopy(data)
     changed["pages"][1]["actions"][1]["gui_procedure"] = [{"op": "key_press", "selector": "#due", "key": "Ctrl+A"}]
     due = _action(from_fsm_json(changed, "keys.json"), "NEW_TICKET", "ACT_PICK_DUE")
@@ -270,8 +280,8 @@ def test_every_reached_page_is_a_task_in_words(spec: ir.Spec) -> None:
     """The entry aside, each page a state reaches is asked for, in words; a terminal's says what its form needs."""
     assert [(t.page, t.instruction) for t in spec.tasks] == [
         ("NEW_TICKET", "Go to the new ticket page."),
-        ("TICKET_SENT", "On the new ticket page, set subject to 'input_text', set due to 'NOW' and tick captcha "
-                        "passed, then click Submit."),
+        ("TICKET_SENT", "On the new ticket page, set subject to 'Quarterly planning', set due to 'NOW' and tick "
+                        "captcha passed, then click Submit."),
     ]
     assert all(t.goal == ir.Lit(value=True) and not t.params for t in spec.tasks)
 

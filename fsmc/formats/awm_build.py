@@ -206,6 +206,8 @@ def _fill(imp: Importer, text: str, act: Act, where: str) -> str:
     def unknown(m: re.Match[str]) -> str:
         if m.group(1) in known:
             return m.group(0)
+        if m.group(1) in act.samples:
+            return act.samples[m.group(1)]  # what the action's value_expr records: one value for both
         imp.decide(UNFILLED, where)
         return m.group(1)
 

@@ -128,6 +128,7 @@ class Act:
     raw: dict[str, JSON]
     consts: dict[str, JSON] = field(default_factory=dict)
     ranges: dict[str, list[JSON]] = field(default_factory=dict)
+    samples: dict[str, str] = field(default_factory=dict)  # "{p}" naming no parameter: the value typed and recorded
     items: dict[str, str] = field(default_factory=dict)  # "{ITEM_ANY}" parameters: the data field whose rows they range over
     effects: list[tuple[str, JSON]] = field(default_factory=list)  # (JSON path, effect), after awm_effects
 

@@ -74,8 +74,8 @@ def _expr_value(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> dict
     if (p := _PARAM.fullmatch(text.strip())) is not None:
         if fsmc_name(p.group(1)) not in {*act.consts, *act.ranges}:
             imp.decide(EXPR_UNFILLED, where)
-            value = act.samples.setdefault(p.group(1), sample_text(str(base.get("path", ""))[2:]))
-            return {**base, "value": value}
+            typed = act.samples.setdefault(p.group(1), sample_text(str(base.get("path", ""))[2:]))
+            return {**base, "value": typed}
         imp.decide(EXPR_PARAM, where)
         return {**base, "value_ref": text.strip()}
     if _TEST.fullmatch(text.strip()):

@@ -9,8 +9,10 @@ How their constructs map (their behaviour is that of `trajectory/bfs/bfs.py` and
   that bounds it (`lt`/`lte` before an increment, `gt`/`gte` before a decrement). Fields with the same
   name on different pages are one domain, because navigation carries them over by name. A field that
   is never given a value other than null gets the placeholder domain `{""}?`.
-- A parameter whose value is a scalar (`"{ITEM_ANY}"`, `"newest"`) is a constant, as in their BFS
-  (a placeholder loses its braces, `"ITEM_ANY"`, so that fsmc templates do not expand it); a list of values is fsmc's extension: the parameter ranges over them, one edge per value.
+- A parameter whose value is a scalar (`"{SKU_ANY}"`, `"newest"`) is a constant, as in their BFS
+  (a placeholder loses its braces, `"SKU_ANY"`, so that fsmc templates do not expand it); a list of values is
+  fsmc's extension: the parameter ranges over them, one edge per value. `"{ITEM_ANY}"` on a page that shows
+  an array<object> field ranges over the keys of its rows (the app's, awm_data.py, or invented).
 - Navigation carries every field that the source and the target page share, as their merge does; a
   field of the target page that a navigation writes becomes a carry slot of the source page.
 - `meta.global_signature_schema` fields become session variables, but those a page declares too, which are

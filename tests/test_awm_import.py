@@ -407,7 +407,9 @@ def test_js_data_reads_literals_and_skips_code() -> None:
                                   "default": {"a": {"id": "x", "n": -1.5, "ok": True, "none": None},
                                               "list": [{"id": "x", "n": -1.5, "ok": True, "none": None}, 1, 2],
                                               "q k": "t", "z": 0}}
-    for bad, where in (("const a = [1, 2", "1:16"), ("const a = { b: 'x }", "1:16"), ("const a = { b: `${x}` }", "1:16")):
+    assert read_js_data("const r = [{ id: 'x', at: new Date(1), n: 1 + 2, t: `v ${x}`, c: f([2]), ok: 'y' }];") == {
+        "r": [{"id": "x", "at": None, "n": None, "t": None, "c": None, "ok": "y"}]}  # code inside a literal: null
+    for bad, where in (("const a = [1, 2", "1:16"), ("const a = { b: 'x }", "1:16"), ("const a = { b 'x' }", "1:15")):
         with pytest.raises(JsDataError) as err:
             read_js_data(bad)
         assert str(err.value).startswith(where), err.value

@@ -3,7 +3,8 @@
 AutoWebWorld keeps each app's rows in `web/src/stores/initial_data.js`: object and array literals, strings,
 numbers, booleans and null, with unquoted keys, trailing commas, comments, shorthand properties (`{ users }`)
 and references to constants declared earlier. A declaration whose value is anything else (a function, a
-call) is skipped; a literal that does not parse is a located error (JsDataError: line, column, what).
+call) is skipped, and so is an expression inside a literal (`new Date()`, `a + b`), read as null; a literal
+that does not parse (unterminated, unbalanced, a missing `:` or `,`) is a located error (JsDataError).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ __all__ = ["JsDataError", "read_js_data"]
 JSON = Any
 _TOKEN = re.compile(r"""
     (?P<space>\s+|//[^\n]*|/\*.*?\*/)
-  | (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\$]|\\.|\$(?!\{))*`)
+  | (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\]|\\.)*`)
   | (?P<number>-?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)
   | (?P<name>[A-Za-z_$][\w$]*)
   | (?P<spread>\.\.\.)
@@ -75,10 +76,35 @@ class _Reader:
     # ---------------------------------------------------------------- literals
 
     def value(self) -> JSON:
+        """A literal; an expression that is not data (a call, `new Date()`, `a + b`, a template with ${...}) is null."""
+        start = self.pos
+        value = self.literal()
+        nxt = self.peek()
+        if nxt is not None and nxt.text not in (",", "]", "}", ";", ")") and nxt.kind != "name":
+            self.pos = start
+            self.skip_expression()
+            return None
+        return value
+
+    def skip_expression(self) -> None:
+        """Past one expression inside a literal: to the `,` or closing bracket at depth 0 (not taken)."""
+        depth = 0
+        while (tok := self.peek()) is not None:
+            if depth == 0 and tok.text in (",", "]", "}", ")"):
+                return
+            depth += {"{": 1, "[": 1, "(": 1, "}": -1, "]": -1, ")": -1}.get(tok.text, 0)
+            self.pos += 1
+        raise self.fail("an expression runs to the end of the file")
+
+    def literal(self) -> JSON:
+        tok = self.peek()
+        if tok is not None and (tok.kind == "name" and tok.text not in _WORDS and tok.text not in self.consts
+                                or tok.kind in ("other", "punct") and tok.text == "("
+                                or tok.kind == "string" and tok.text.startswith("`") and "${" in tok.text):
+            self.skip_expression()  # a call, `new ...`, a reference to code: not data
+            return None
         tok = self.take()
         if tok.kind == "string":
-            if tok.text.startswith("`") and "${" in tok.text:
-                raise self.fail("a template string with ${...} is not data", tok.at)
             return _unquote(tok.text)
         if tok.kind == "number":
             return float(tok.text) if re.search(r"[.eE]", tok.text) else int(tok.text)
@@ -88,7 +114,7 @@ class _Reader:
             return self.items()
         if tok.kind == "name" and tok.text in _WORDS:
             return _WORDS[tok.text]
-        if tok.kind == "name" and tok.text in self.consts and (self.peek() is None or self.peek().text in ",]};"):  # type: ignore[union-attr]
+        if tok.kind == "name" and tok.text in self.consts:
             return self.consts[tok.text]
         raise self.fail(f"{tok.text!r} is not a literal (object, array, string, number, true, false or null)", tok.at)
 

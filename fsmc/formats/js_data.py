@@ -1,6 +1,7 @@
-"""Reads the data a JavaScript module declares (`export const users = [...]`, `export default {...}`), never running it.
+"""Reads the data a JavaScript module declares (`const users = ref([...])`, `export default {...}`), never running it.
 
-AutoWebWorld keeps each app's rows in `web/src/stores/initial_data.js`: object and array literals, strings,
+AutoWebWorld keeps each app's rows in `web/src/stores/initial_data.js`, a Pinia store whose constants hold
+them (`const users = ref([...])`, inside `defineStore(...)`): object and array literals, strings,
 numbers, booleans and null, with unquoted keys, trailing commas, comments, shorthand properties (`{ users }`)
 and references to constants declared earlier. A declaration whose value is anything else (a function, a
 call) is skipped, and so is an expression inside a literal (`new Date()`, `a + b`), read as null; a literal
@@ -27,6 +28,7 @@ _TOKEN = re.compile(r"""
 """, re.VERBOSE | re.DOTALL)
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
 _WORDS = {"true": True, "false": False, "null": None, "undefined": None}
+_WRAPPERS = ("ref", "reactive", "shallowRef", "shallowReactive", "readonly")  # Vue's: their argument is the data
 
 
 class JsDataError(ValueError):
@@ -158,45 +160,33 @@ class _Reader:
 
     # ---------------------------------------------------------------- statements
 
-    def skip_statement(self) -> None:
-        """Past a value that is not data (a function, a call): to the `;` or declaration at bracket depth 0."""
-        depth = 0
-        while (tok := self.peek()) is not None:
-            if depth == 0 and (tok.text == ";" or (tok.text in ("export", "const", "let", "var") and self.pos)):
-                return
-            depth += {"{": 1, "[": 1, "(": 1, "}": -1, "]": -1, ")": -1}.get(tok.text, 0)
-            self.pos += 1
-
     def literal_starts(self) -> bool:
         tok = self.peek()
         if tok is None:
             return False
-        after = self.peek(1)
         return tok.text in ("{", "[") or tok.kind in ("string", "number") or (
-            tok.kind == "name" and (tok.text in _WORDS or tok.text in self.consts)
-            and (after is None or after.text in (";", "export", "const", "let", "var")))
+            tok.kind == "name" and (tok.text in _WORDS or tok.text in self.consts))
 
-    def declaration(self) -> None:
-        name = self.take().text
-        if self.peek() is not None and self.peek().text == ":":  # type: ignore[union-attr]
-            self.skip_statement()  # a TypeScript annotation: not data
-            return
-        self.take("=")
+    def declaration(self, name: str) -> None:
+        """`= literal`, or `= ref(literal)` as a Vue or Pinia store wraps its data; anything else is walked past."""
+        tok, after = self.peek(), self.peek(1)
+        if tok is not None and tok.text in _WRAPPERS and after is not None and after.text == "(":
+            self.pos += 2
         if self.literal_starts():
             self.consts[name] = self.value()
-        else:
-            self.skip_statement()
 
     def module(self) -> dict[str, JSON]:
-        """Every constant the module declares with a literal value, the default export as `default`."""
+        """Every constant the module declares with a literal value, at any depth (a Pinia store declares its data
+        inside `defineStore(...)`), and the default export as `default`."""
         while (tok := self.peek()) is not None:
-            if tok.text in ("const", "let", "var") and (nxt := self.peek(1)) is not None and nxt.kind == "name":
-                self.take()
-                self.declaration()
+            name, eq = self.peek(1), self.peek(2)
+            if tok.text in ("const", "let", "var") and name is not None and name.kind == "name" and \
+                    eq is not None and eq.text == "=":
+                self.pos += 3
+                self.declaration(name.text)
             elif tok.text == "default" and self.pos and self.toks[self.pos - 1].text == "export":
-                self.take()
-                if self.literal_starts():
-                    self.consts["default"] = self.value()
+                self.pos += 1
+                self.declaration("default")
             else:
                 self.pos += 1
         return self.consts

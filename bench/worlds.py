@@ -5,7 +5,11 @@
 
 Each stage runs as its `fsmc` command, as a user would type it; a stage that fails ends that world's row
 (the others go on). Prints one row per world as it finishes, then a Markdown table: pages, actions,
-states, goals, trajectories, the share of trajectories replay kept, errors and W009 warnings, seconds.
+states, tasks, the parallel sets (tasks with at least one trajectory: keep one trajectory of each and
+these are the distinct ones), trajectories, mean GUI operations a trajectory, the share of the replayed
+trajectories replay kept (with --replay-limit, of the first N of each world), errors and W009 warnings,
+seconds; then three example instructions per world, and the totals beside AutoWebWorld's own figures
+for its 29 worlds (11,663 verified trajectories, 1,215 distinct, 21.9 steps on average).
 Exit status 1 when a world has a check error or keeps under 99 %.
 """
 
@@ -22,13 +26,17 @@ from pathlib import Path
 from fsmc.compilation import Compilation
 from fsmc.diagnostics import SpecError
 
-COLUMNS = ("world", "pages", "actions", "states", "goals", "trajectories", "kept", "errors", "W009", "seconds", "note")
+COLUMNS = ("world", "pages", "actions", "states", "tasks", "sets", "trajectories", "gui/traj", "kept", "errors", "W009",
+           "seconds", "note")
+THEIRS = {"trajectories": 11_663, "sets": 1_215, "gui/traj": 21.9}  # AutoWebWorld's paper, its 29 worlds
 
 
 @dataclass
 class Row:
     world: str
     cells: dict[str, object] = field(default_factory=dict)
+    examples: list[str] = field(default_factory=list)
+    gui_ops: int = 0
 
     def ok(self) -> bool:
         kept = self.cells.get("kept")
@@ -66,15 +74,16 @@ def run_world(world: Path, work: Path, args: argparse.Namespace) -> Row:
     """One world through check, enumerate, build and replay; the row says how far it got."""
     row, start = Row(world.name.removesuffix(".json").removesuffix(".fsm")), time.perf_counter()
     out, sites, data = work / row.world / "out", work / "sites", work / row.world / "data"
+    limit = ["--limit", str(args.replay_limit)] if args.replay_limit else []
     if _check(world, row) and _stage(row, "enumerate", "enumerate", str(world), "-o", str(out), "--max-depth",
                                      str(args.max_depth), "--max-states", str(args.max_states), timeout=args.timeout):
         counts = json.loads((out / "manifest.json").read_text())["counts"]
-        row.cells.update(states=counts["states"], goals=sum(counts["goals"].values()),
-                         trajectories=counts["trajectories"])
+        row.cells.update(states=counts["states"], tasks=sum(counts["goals"].values()))
+        _figures(out, row)
         site = json.loads((out / "manifest.json").read_text())["spec"]["site"]
         if _stage(row, "build", "build", str(world), "--out", str(sites), timeout=args.timeout) and \
                 _stage(row, "replay", "replay", str(out), "--site", str(sites / site), "-o", str(data), "--restart",
-                       "--workers", str(args.workers), timeout=args.timeout * 3):
+                       "--workers", str(args.workers), *limit, timeout=args.timeout * 3):
             report = json.loads((data / "report.json").read_text())
             total = report["kept"] + report["rejected"]
             row.cells["kept"] = f"{100 * report['kept'] / total:.1f}%" if total else "-"
@@ -82,6 +91,27 @@ def run_world(world: Path, work: Path, args: argparse.Namespace) -> Row:
                 row.cells["note"] = "; ".join(f"{k}: {v}" for k, v in report["rejected_examples"].items())[:80]
     row.cells["seconds"] = round(time.perf_counter() - start, 1)
     return row
+
+
+def _figures(out: Path, row: Row) -> None:
+    """Trajectories, parallel sets, GUI operations and three example instructions from enumerate's output."""
+    tasks = [json.loads(line) for line in (out / "tasks.jsonl").read_text().splitlines()]
+    trajectories = [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]
+    positive = [t for t in trajectories if t["kind"] == "positive"]
+    row.gui_ops = sum(len(m["gui"]) for t in positive for m in t["moves"])
+    row.cells.update(sets=sum(bool(t["trajectories"]) for t in tasks), trajectories=len(positive),
+                     **{"gui/traj": round(row.gui_ops / len(positive), 1) if positive else "-"})
+    reached = [t["instruction"] for t in tasks if t["trajectories"]]
+    row.examples = sorted(reached, key=lambda text: (-len(text), text))[:3]  # the longest: what a world asks most
+
+
+def _totals(rows: list[Row]) -> dict[str, object]:
+    def total(key: str) -> int:
+        return sum(int(v) for r in rows if isinstance(v := r.cells.get(key), int))
+
+    trajectories = total("trajectories")
+    return {"tasks": total("tasks"), "sets": total("sets"), "trajectories": trajectories,
+            "gui/traj": round(sum(r.gui_ops for r in rows) / trajectories, 1) if trajectories else "-"}
 
 
 def _line(cells: list[str]) -> str:
@@ -96,6 +126,8 @@ def main() -> int:
     ap.add_argument("--max-states", type=int, default=200_000, help="enumerate's state cap (default 200,000)")
     ap.add_argument("--workers", type=int, default=2, help="replay's browser pages at once (default 2)")
     ap.add_argument("--timeout", type=int, default=300, help="seconds a stage may take (replay: three times)")
+    ap.add_argument("--replay-limit", type=int, default=0, help="replay only the first N trajectories of each world "
+                                                                 "(default: all)")
     args = ap.parse_args()
     rows = []
     for world in sorted(args.folder.glob("*.json")):
@@ -106,6 +138,12 @@ def main() -> int:
     print(_line(["---"] * len(COLUMNS)))
     for r in rows:
         print(_line([r.world, *(str(r.cells.get(k, "-")) for k in COLUMNS[1:])]))
+    totals = _totals(rows)
+    print(_line(["**total**", *(str(totals.get(k, "")) for k in COLUMNS[1:])]))
+    print(_line(["AutoWebWorld", *(f"{THEIRS[k]:,}" if k in THEIRS else "" for k in COLUMNS[1:])]))
+    print()
+    for r in rows:
+        print(f"{r.world}: " + " | ".join(r.examples))
     return 0 if all(r.ok() for r in rows) else 1
 
 

@@ -60,7 +60,17 @@ def test_value_expr_has_a_meaning(spec: ir.Spec) -> None:
         assert isinstance(e, ir.Lit)
         return e.value
 
-    assert (value("ACT_TYPE_SUBJECT"), value("ACT_PICK_DUE"), value("ACT_SET_PRIORITY")) == ("input_text", "NOW", "high")
+    assert (value("ACT_TYPE_SUBJECT"), value("ACT_PICK_DUE"), value("ACT_SET_PRIORITY")) == ("Quarterly planning", "NOW",
+                                                                                           "high")
+    # "{input_text}" names no parameter: a subject a person would type, and the GUI types that same value
+    assert [g.text for g in _action(spec, "NEW_TICKET", "ACT_TYPE_SUBJECT").gui] == ["Quarterly planning"]
+
+
+def test_sample_text_follows_the_fields_name() -> None:
+    from fsmc.formats.awm_effects import sample_text
+
+    assert [sample_text(f) for f in ("signup_email", "card_cvc", "team_name", "segment_condition_value")] == [
+        "alex.morgan@example.com", "123", "My team", "Segment condition one"]
 
 
 def _with_action(data: dict[str, Any], schema: dict[str, str], action: dict[str, Any]) -> tuple[ir.Spec, list[str]]:
@@ -90,15 +100,26 @@ def test_value_expr_summing_a_column_of_data(data: dict[str, Any]) -> None:
     assert any("sum of column c over x's 3 fixed sample rows" in m for m in warnings)
 
 
-def test_conditions_on_data_are_decided_against_its_rows(data: dict[str, Any]) -> None:
+def test_conditions_on_data_no_action_fills_never_hold(data: dict[str, Any]) -> None:
+    """bfs_action.py: an array<object>|null field only a value_expr writes stays null, so length_gt never holds
+    (walmart's checkout on an empty cart); its table's sample rows do not count."""
     some = {"path": "$.tickets", "cond": "length_gt", "value": 0}
     spec, warnings = _with_action(data, {}, {"preconditions": [some], "effects": []})
-    assert _requires(spec, "NEW_TICKET", "ACT_EXTRA") == []  # three rows: more than 0
-    assert any("decided against the 3 fixed rows" in m for m in warnings)
-    spec, warnings = _with_action(data, {}, {"preconditions": [some | {"value": 3}], "effects": []})
     assert "ACT_EXTRA" not in {a.name for a in spec.page("NEW_TICKET").actions}  # never enabled: left out
+    assert any("no action fills is decided as bfs_action.py decides it" in m for m in warnings)
     assert any(m.startswith("pages[1].actions[0]: action 'NEW_TICKET.ACT_EXTRA' is never enabled") and "left out" in m
                for m in warnings)
+
+
+def test_conditions_on_data_an_action_fills_are_decided_against_its_rows(data: dict[str, Any]) -> None:
+    changed = copy.deepcopy(data)
+    changed["pages"][1]["actions"][-1]["effects"] = [{"op": "append_unique", "path": "$.tickets", "value": "t-1"}]
+    some = {"path": "$.tickets", "cond": "length_gt", "value": 0}
+    spec, warnings = _with_action(changed, {}, {"preconditions": [some], "effects": []})
+    assert _requires(spec, "NEW_TICKET", "ACT_EXTRA") == []  # three rows: more than 0
+    assert any("decided against the 3 fixed rows" in m for m in warnings)
+    spec, warnings = _with_action(changed, {}, {"preconditions": [some | {"value": 3}], "effects": []})
+    assert "ACT_EXTRA" not in {a.name for a in spec.page("NEW_TICKET").actions}
 
 
 def test_interceptor_field_gates_the_page(spec: ir.Spec) -> None:
@@ -112,7 +133,7 @@ def test_captcha_waits_for_the_fields_the_submit_needs(spec: ir.Spec) -> None:
 
 def test_gui_is_normalised(spec: ir.Spec, data: dict[str, Any]) -> None:
     gui = _action(spec, "NEW_TICKET", "ACT_TYPE_SUBJECT").gui
-    assert [(g.op, g.selector, g.text) for g in gui] == [("type", "subject", "input_text")]
+    assert [(g.op, g.selector, g.text) for g in gui] == [("type", "subject", "Quarterly planning")]
     changed = copy.deepcopy(data)
     changed["pages"][1]["actions"][1]["gui_procedure"] = [{"op": "key_press", "selector": "#due", "key": "Ctrl+A"}]
     due = _action(from_fsm_json(changed, "keys.json"), "NEW_TICKET", "ACT_PICK_DUE")
@@ -238,3 +259,157 @@ def test_a_world_goes_through_the_whole_pipeline(world: Path, sites: Path, tmp_p
     replay(tmp_path / "out", sites / c.ir.site.name, tmp_path / "data", workers=2)
     report = json.loads((tmp_path / "data" / "report.json").read_text())
     assert report["trajectories"] > 0 and report["kept"] == report["trajectories"], report
+
+
+GLOBAL_PAGE = FIXTURE.with_name("global_page_fsm.json")  # a field of the global schema that a page declares too
+
+
+def test_a_global_field_a_page_declares_is_that_pages_variable() -> None:
+    """bitbucket's pattern: bfs_action.py reads only the pages' schemas, so the page's interceptor gates its actions."""
+    spec, warnings = read_fsm_json(json.loads(GLOBAL_PAGE.read_text()), "code_host.json")
+    assert [v.name for v in spec.session] == ["theme"]  # only in the global schema: still the session's
+    assert "repo_write_permission" in {v.name for v in spec.page("REPO").vars}
+    assert _requires(spec, "REPO", "ACT_CREATE_BRANCH")[0] == "repo_write_permission != none"
+    assert _action(spec, "HOME", "ACT_NAV_REPO").carry == ("repo_write_permission",)  # set on HOME, carried in
+    assert any(d.message.startswith("meta.global_signature_schema.repo_write_permission: a field of "
+                                    "meta.global_signature_schema that a page's signature_schema declares too")
+               for d in warnings)
+
+
+def test_every_reached_page_is_a_task_in_words(spec: ir.Spec) -> None:
+    """The entry aside, each page a state reaches is asked for, in words; a terminal's says what its form needs."""
+    assert [(t.page, t.instruction) for t in spec.tasks] == [
+        ("NEW_TICKET", "Go to the new ticket page."),
+        ("TICKET_SENT", "On the new ticket page, set subject to 'Quarterly planning', set due to 'NOW' and tick "
+                        "captcha passed, then click Submit."),
+    ]
+    assert all(t.goal == ir.Lit(value=True) and not t.params for t in spec.tasks)
+
+
+def test_instructions_are_told_apart() -> None:
+    from fsmc.formats.awm_tasks import words
+
+    data = json.loads(GLOBAL_PAGE.read_text())
+    data["pages"].append({"id": "BRANCH_CREATED_AGAIN", "signature_schema": {}, "actions": []})
+    data["pages"][1]["actions"].append(copy.deepcopy(data["pages"][1]["actions"][2]) | {
+        "id": "ACT_CREATE_BRANCH_AGAIN", "to": "BRANCH_CREATED_AGAIN"})
+    data["meta"]["terminal_pages"].append("BRANCH_CREATED_AGAIN")
+    spec, _ = read_fsm_json(data, "code_host.json")
+    texts = [t.instruction for t in spec.tasks]
+    assert len(set(texts)) == len(texts) == 3
+    assert texts[-1].endswith("then click Create (to reach the branch created again page).")
+    assert words("PR_CREATE_2FA_SUCCESS") == "PR create 2FA success"
+
+
+def test_the_tasks_stand_for_the_terminal_goals(tmp_path: Path) -> None:
+    """Each page is asked for once (no derived terminal goal beside a terminal's task), bfs.json still lists the
+    terminal's paths, and the shortest count is bfs_action.py's (4: the permission interceptor is handled)."""
+    from fsmc.enumerate.run import enumerate_spec
+
+    enumerate_spec(Compilation(GLOBAL_PAGE), tmp_path / "out")
+    tasks = [json.loads(line) for line in (tmp_path / "out" / "tasks.jsonl").read_text().splitlines()]
+    assert [(t["kind"], t["page"]) for t in tasks] == [("task", "REPO"), ("task", "BRANCH_CREATED")]
+    (terminal,) = json.loads((tmp_path / "out" / "bfs.json").read_text())["terminals"]
+    assert terminal["terminal_page"] == "BRANCH_CREATED" and terminal["shortest_step_count"] == 4
+
+
+LIBRARY = FIXTURE.parent / "library"  # a world and its app folder (web/: initial_data.js, style.txt, images)
+ITEMS = LIBRARY / "fsm.json"  # a list opened by search, filter and scroll: github's pattern
+
+
+@pytest.fixture(scope="module")
+def library() -> ir.Spec:
+    return from_fsm_json(json.loads(ITEMS.read_text()), "library.json")  # no app folder there: invented rows
+
+
+def test_an_item_is_one_of_the_rows_the_page_shows(library: ir.Spec) -> None:
+    """Each "{ITEM_ANY}" ranges over the table's keys; the search types the key it records, the click names the row,
+    and opening what the search matched (or the scroll showed) opens that very item."""
+    ids = tuple(r[0] for r in library.table("books").rows)
+    search = _action(library, "BOOKS_LIST", "ACT_BOOKS_SEARCH")
+    assert search.params[0].type == ir.ChoiceType(values=ids)
+    assert [(g.op, g.text) for g in search.gui] == [("type", "{item_id}"), ("press", "Enter")]
+    assert _requires(library, "BOOKS_LIST", "ACT_BOOKS_OPEN_MATCHED")[-1] == "item_id == books_matched_id"
+    assert _action(library, "BOOKS_LIST", "ACT_BOOKS_OPEN_FILTERED").gui[-1].selector == "#book-list .row-filtered-{item_id}"
+    scroll = _action(library, "BOOKS_LIST", "ACT_BOOKS_SCROLL_INTO_VIEW").gui
+    assert [(g.op, g.selector) for g in scroll] == [("scroll_until_visible", "book-list-{item_id}"),
+                                                    ("click", "book-list-{item_id}")]
+
+
+def test_each_item_is_a_task_and_each_access_method_a_trajectory(library: ir.Spec, tmp_path: Path) -> None:
+    from fsmc.enumerate.run import enumerate_spec
+
+    assert [t.instruction for t in library.tasks] == [
+        "Go to the book detail page.", "On the book detail page, choose books selected id, then click Borrow.",
+        "Open the book 'book-1'.", "Open the book 'book-2'.", "Open the book 'book-3'."]
+    world = tmp_path / "library.json"  # without its app folder
+    world.write_text(ITEMS.read_text())
+    enumerate_spec(Compilation(world), tmp_path / "out")
+    lines = (tmp_path / "out" / "trajectories.jsonl").read_text().splitlines()
+    opened = [t for t in map(json.loads, lines) if t["task_id"] == "open_book_detail_books_selected_id_book_2"]
+    assert sorted(t["moves"][-1]["state"]["vars"]["access_method"] for t in opened) == ["filter", "scroll", "search"]
+    assert {t["moves"][-1]["args"]["item_id"] for t in opened} == {"book-2"}
+    tasks = [json.loads(line) for line in (tmp_path / "out" / "tasks.jsonl").read_text().splitlines()]
+    assert len({t["instruction"] for t in tasks}) == len(tasks)  # no derived goal repeats an item's task
+
+
+def test_the_app_folder_gives_the_rows(tmp_path: Path) -> None:
+    """initial_data.js beside the world: its first rows (scalar members as columns) are the table, items its keys."""
+    spec, warnings = read_fsm_json(json.loads(ITEMS.read_text()), str(ITEMS))
+    books = spec.table("books")
+    assert [c.name for c in books.columns] == ["id", "title", "author", "year", "image"]  # shelf: an object, left out
+    assert books.rows[0] == ("bk-101", "Dune", "Frank Herbert", 1965, "/images/dune.jpg")
+    assert len(books.rows) == 5  # the sixth is past DATA_ROWS
+    assert _action(spec, "BOOKS_LIST", "ACT_BOOKS_SEARCH").params[0].type == ir.ChoiceType(
+        values=("bk-101", "bk-102", "bk-103", "bk-104", "bk-105"))
+    assert [t.instruction for t in spec.tasks][2:4] == ["Open the book 'Dune'.", "Open the book 'Emma'."]
+    assert any("take their rows from the app's initial_data.js" in d.message for d in warnings)
+    assert (LIBRARY / "web" / books.rows[0][4].lstrip("/")).exists() is False  # images live under web/public
+    assert (LIBRARY / "web" / "public" / books.rows[0][4].lstrip("/")).is_file()
+
+
+def _library_copy(tmp_path: Path, data: str | None) -> Path:
+    world = tmp_path / "library"
+    (world / "web" / "src" / "stores").mkdir(parents=True)
+    (world / "fsm.json").write_text(ITEMS.read_text())
+    if data is not None:
+        (world / "web" / "src" / "stores" / "initial_data.js").write_text(data)
+    return world / "fsm.json"
+
+
+def test_an_app_folder_without_data_keeps_invented_rows_with_a_note(tmp_path: Path) -> None:
+    spec, warnings = read_fsm_json(json.loads(ITEMS.read_text()), str(_library_copy(tmp_path, None)))
+    assert spec.table("books").rows[0][0] == "book-1"
+    assert any("has no src/stores/initial_data.js: the array<object> fields keep invented rows" in d.message
+               for d in warnings)
+    spec, warnings = read_fsm_json(json.loads(ITEMS.read_text()),
+                                   str(_library_copy(tmp_path / "other", "export const members = [{ id: 1 }];")))
+    assert spec.table("books").rows[0][0] == "book-1"
+    assert any("has no list of rows named like 'books'" in d.message for d in warnings)
+
+
+def test_a_malformed_initial_data_js_is_a_located_error(tmp_path: Path) -> None:
+    world = _library_copy(tmp_path, "export const books = [\n  { id: 'bk-1', title: 'Dune' },\n  { id: 'bk-2' title: 'Emma' },\n];\n")
+    with pytest.raises(SpecError) as err:
+        read_fsm_json(json.loads(ITEMS.read_text()), str(world))
+    (d,) = err.value.diagnostics
+    assert d.code == "E005" and d.span.file.endswith("initial_data.js") and (d.span.line, d.span.col) == (3, 16)
+    assert d.message == "src/stores/initial_data.js: expected '}', found 'title'"
+
+
+def test_js_data_reads_literals_and_skips_code() -> None:
+    from fsmc.formats.js_data import JsDataError, read_js_data
+
+    text = ("// rows\nconst a = { id: 'x', n: -1.5, ok: true, none: null, }; /* note */\n"
+            "export function f(x) { return { y: x }; }\nconst b = make(1);\n"
+            "export default { a, list: [a, ...[1, 2],], 'q k': `t`, ...{ z: 0 } };\n")
+    assert read_js_data(text) == {"a": {"id": "x", "n": -1.5, "ok": True, "none": None},
+                                  "default": {"a": {"id": "x", "n": -1.5, "ok": True, "none": None},
+                                              "list": [{"id": "x", "n": -1.5, "ok": True, "none": None}, 1, 2],
+                                              "q k": "t", "z": 0}}
+    assert read_js_data("const r = [{ id: 'x', at: new Date(1), n: 1 + 2, t: `v ${x}`, c: f([2]), ok: 'y' }];") == {
+        "r": [{"id": "x", "at": None, "n": None, "t": None, "c": None, "ok": "y"}]}  # code inside a literal: null
+    for bad, where in (("const a = [1, 2", "1:16"), ("const a = { b: 'x }", "1:16"), ("const a = { b 'x' }", "1:15")):
+        with pytest.raises(JsDataError) as err:
+            read_js_data(bad)
+        assert str(err.value).startswith(where), err.value

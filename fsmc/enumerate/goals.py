@@ -4,7 +4,7 @@ Task goals: one per task and parameter tuple (`machine.task_args`), decided by t
 Derived goals (documented in docs of `fsmc enumerate --help` and the README), each a pattern
 "on page P (optional), these variables have these values", discovered while the states are scanned:
 
-- `terminal`: each terminal page of the site is reached;
+- `terminal`: each terminal page of the site is reached (unless a task asks for it: `on P: true`);
 - `contents`: each one-element value of a set or map variable that some task goal reads
   (e.g. "the cart holds exactly 2 x Ridgeline shell"); page variables count on their own page;
 - `view`: each combination of the page variables that a page's views filter or sort by
@@ -158,11 +158,21 @@ class Family:
         return g
 
 
+def asks_for_page(task: ir.Task) -> bool:
+    """Whether a task asks only to be on its page (`on P: true`): a terminal page's own task, such as an imported
+    AutoWebWorld world's, which then stands for the terminal goal."""
+    return task.page is not None and not task.params and task.goal == ir.Lit(value=True)
+
+
 class TerminalFamily(Family):
+    """The terminal pages of the site, but those that a task of the spec asks for as they are (`on P: true`)."""
+
     kind = "terminal"
 
     def __init__(self, machine: Machine):
-        super().__init__({machine.page_index[t] for t in machine.spec.site.terminals if t in machine.page_index}, [0])
+        asked = {t.page for t in machine.spec.tasks if asks_for_page(t)}
+        super().__init__({machine.page_index[t] for t in machine.spec.site.terminals
+                          if t in machine.page_index and t not in asked}, [0])
         self.machine = machine
         self.terminal = self.pages or set()
 

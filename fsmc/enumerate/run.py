@@ -114,8 +114,8 @@ class _Writer:
                 ids.append(self._emit(alt))
             if self.opts.negatives:
                 ids += [self._emit(neg) for neg in negatives(m, g, shortest, self.opts.seed)]
-            if g.kind == "terminal" and g.page is not None:
-                self.bfs_paths[g.page] = paths
+            if g.page is not None and (g.kind == "terminal" or g.source == f"on {g.page}: true"):
+                self.bfs_paths.setdefault(g.page, paths)  # the terminal's goal, or the task that asks for the page
         else:
             task["answer"], task["shortest"] = None, None
         task["trajectories"] = ids

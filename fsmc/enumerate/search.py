@@ -222,7 +222,10 @@ class Scanner:
 
     def results(self) -> list[Hits]:
         """Every goal's hits: task goals in declaration order, then derived ones by family and discovery."""
-        derived = [self.family_hits[g.id] for fam in self.families for g in fam.goals.values()]
+        # a derived goal that a task without parameters states already is not repeated
+        stated = {h.goal.source for h in self.task_hits if not h.goal.args}
+        derived = [self.family_hits[g.id] for fam in self.families for g in fam.goals.values()
+                   if g.source not in stated]
         for h in (*self.task_hits, *derived):
             h.others.sort()
         return [*self.task_hits, *derived]

@@ -6,11 +6,15 @@ import re
 from typing import Any
 
 from fsmc import ir
+from fsmc.codegen.actions import params_in
 from fsmc.diagnostics import Diagnostic
+from fsmc.formats.awm_access import ACCESS, mark_access_methods
 from fsmc.formats.awm_conventions import add_conventions
+from fsmc.formats.awm_data import take_rows
 from fsmc.formats.awm_effects import normalise_effects
 from fsmc.formats.awm_import import SAMPLE_ROWS, Act, DataField, Field, Importer, fsmc_name
 from fsmc.formats.awm_reach import settle_reach
+from fsmc.formats.awm_tasks import add_tasks, words
 
 __all__ = ["build_spec", "import_fsm_json"]
 
@@ -73,23 +77,45 @@ def _condition(imp: Importer, c: dict[str, JSON], act: Act, where: str) -> ir.Ex
     return ir.Binary(op="and", left=ir.Binary(op="!=", left=x, right=NONE), right=test)  # null never compares
 
 
-DATA_COND = (f"a condition on an array<object> field is decided against the {SAMPLE_ROWS} fixed rows of its table "
-             f"(length_gt n holds when n < {SAMPLE_ROWS}; exists and not_null hold), as the page always shows them "
-             "(their BFS writes null into such fields, so it never enables these actions)")
+DATA_COND = (f"a condition on an array<object> field that some action fills (append_unique, or set to a value or "
+             f"a parameter) is decided against the {SAMPLE_ROWS} fixed rows of its table (length_gt n holds when "
+             f"n < {SAMPLE_ROWS}; exists and not_null hold), as the page always shows them")
+EMPTY_DATA = ("a condition on an array<object> field that no action fills is decided as bfs_action.py decides it: the "
+              "field keeps its default (null, or [] where not nullable), so length_gt never holds, nor exists or "
+              "not_null on a nullable field; the action is never enabled (its table's rows are shown, not counted)")
+
+
+def _filled(imp: Importer, data: str) -> bool:
+    """Whether some action writes a non-empty value into data field `data` as bfs_action.py applies effects
+    (append_unique, or set with a `value` or `value_ref`; a `value_expr` writes null there)."""
+    for act in imp.acts:
+        for e in act.raw.get("effects") or []:
+            if not isinstance(e, dict) or imp.data_name(e.get("path")) != data:
+                continue
+            if e.get("op") == "append_unique" or (e.get("op") == "set" and (
+                    "value_ref" in e or e.get("value") not in (None, [], ""))):
+                return True
+    return False
 
 
 def _data_condition(imp: Importer, c: dict[str, JSON], data: str, where: str) -> ir.Expr | None:
-    """A precondition on data the page shows: decided now, against the table's fixed rows."""
+    """A precondition on data the page shows: decided now, against the table's fixed rows, or against the
+    field's default where no action fills it (as bfs_action.py)."""
     cond, value = c.get("cond"), c.get("value")
-    if cond in ("exists", "not_null"):
-        imp.decide(DATA_COND, where)
+    known = cond in ("exists", "not_null") or (
+        cond == "length_gt" and isinstance(value, int) and not isinstance(value, bool))
+    if not known:
+        imp.report(where, f"cond {cond!r} on array<object> field '{data}': only length_gt, exists and not_null can "
+                          "be decided against its rows", hint="test a scalar field instead")
         return None
-    if cond == "length_gt" and isinstance(value, int) and not isinstance(value, bool):
-        imp.decide(DATA_COND, where)
-        return None if value < SAMPLE_ROWS else ir.Lit(value=False)
-    imp.report(where, f"cond {cond!r} on array<object> field '{data}': only length_gt, exists and not_null can be "
-                      "decided against its fixed rows", hint="test a scalar field instead")
-    return None
+    if not _filled(imp, data):
+        imp.decide(EMPTY_DATA, where)
+        nullable = imp.data_fields[data].nullable
+        return None if cond != "length_gt" and not nullable else ir.Lit(value=False)
+    imp.decide(DATA_COND, where)
+    if not isinstance(value, int) or cond in ("exists", "not_null"):
+        return None
+    return None if value < SAMPLE_ROWS else ir.Lit(value=False)
 
 
 # ---------------------------------------------------------------- effects
@@ -180,6 +206,8 @@ def _fill(imp: Importer, text: str, act: Act, where: str) -> str:
     def unknown(m: re.Match[str]) -> str:
         if m.group(1) in known:
             return m.group(0)
+        if m.group(1) in act.samples:
+            return act.samples[m.group(1)]  # what the action's value_expr records: one value for both
         imp.decide(UNFILLED, where)
         return m.group(1)
 
@@ -210,6 +238,32 @@ def _gui_op(imp: Importer, g: JSON, act: Act, where: str, last: str) -> ir.GuiOp
     return ir.GuiOp(op=op, selector=sel, text=None if text is None else _fill(imp, str(text), act, where))  # type: ignore[arg-type]
 
 
+def _named_item(act: Act, ops: list[ir.GuiOp]) -> list[ir.GuiOp]:
+    """The GUI of an action on one of a table's rows names the row (their GUI does not: one abstract item).
+
+    A search types the row's key where the action records it; otherwise the last click or hover ends on the
+    row's own element (`<selector>-{p}`), and a drag (their scroll) becomes a scroll to that element and a click.
+    """
+    p = next(iter(act.items), None)
+    if p is None or not ops or any(p in params_in(op.selector) | params_in(op.text) for op in ops):
+        return ops
+    mark = "{" + p + "}"
+    records = any(isinstance(e, dict) and str(e.get("value_ref", "")).strip("{} ") == p for _, e in act.effects)
+    typed = [k for k, op in enumerate(ops) if op.op == "type"]
+    if typed and records:
+        ops[typed[-1]] = ops[typed[-1]].model_copy(update={"text": mark})
+        return ops
+    last = ops[-1]
+    row = f"{last.selector}-{mark}"
+    if last.op in ("click", "hover"):
+        ops[-1] = last.model_copy(update={"selector": row})
+    else:
+        ops += [ir.GuiOp(op="scroll_until_visible", selector=row), ir.GuiOp(op="click", selector=row)]
+        if last.op == "drag":
+            ops.remove(last)
+    return ops
+
+
 def _gui(imp: Importer, act: Act) -> tuple[ir.GuiOp, ...]:
     ops: list[ir.GuiOp] = []
     for k, g in enumerate(imp._list(act.raw, "gui_procedure", act.where)):
@@ -222,7 +276,7 @@ def _gui(imp: Importer, act: Act) -> tuple[ir.GuiOp, ...]:
                 ops[-1].op == "click" or (ops[-1].op == "press" and ops[-1].text in _CLEARING_KEYS)):
             ops.pop()  # their "click the field, select all, delete, type": fsmc's `type` focuses and replaces
         ops.append(op)
-    return tuple(ops)
+    return tuple(_named_item(act, ops))
 
 
 # ---------------------------------------------------------------- actions and pages
@@ -270,6 +324,23 @@ def imp_page(raw: JSON) -> str:
     return fsmc_name(raw) if isinstance(raw, str) else ""
 
 
+def _item_fields(imp: Importer) -> set[str]:
+    """The fields some action records an "{ITEM_ANY}" parameter in (a search's match, a scroll's anchor)."""
+    return {fsmc_name(str(e.get("path", ""))[2:]) for act in imp.acts for _, e in act.effects
+            if isinstance(e, dict) and str(e.get("value_ref", "")).strip("{} ") in act.items}
+
+
+def _item_links(imp: Importer, act: Act) -> list[ir.Expr | None]:
+    """`p == f` for an item parameter p of an action whose preconditions read a field f that records an item:
+    in their BFS every "{ITEM_ANY}" is the same item, so the action opens the one the search matched."""
+    if not act.items:
+        return []
+    read = [fsmc_name(c["path"][2:]) for c in imp._list(act.raw, "preconditions", act.where)
+            if isinstance(c, dict) and str(c.get("path", "")).startswith("$.")]
+    fields = _item_fields(imp)
+    return [ir.Binary(op="==", left=ir.Name(id=p), right=ir.Name(id=f)) for p in act.items for f in read if f in fields]
+
+
 def _action(imp: Importer, act: Act) -> ir.Action:
     src = act.raw.get("from")
     if src is not None and imp_page(src) != act.page:
@@ -278,6 +349,7 @@ def _action(imp: Importer, act: Act) -> ir.Action:
     requires = [_condition(imp, c, act, f"{act.where}.preconditions[{k}]")
                 for k, c in enumerate(imp._list(act.raw, "preconditions", act.where))]
     effects = [_effect(imp, e, act, where) for where, e in act.effects]
+    requires += _item_links(imp, act)
     goto, carry = _goto(imp, act)
     return ir.Action(
         name=imp_page(act.raw["id"]), params=_params(imp, act),
@@ -292,13 +364,34 @@ def _views(imp: Importer, page: str) -> tuple[ir.View, ...]:
                  for d in imp.data_fields.values() if page in d.pages)
 
 
-def _table(d: DataField) -> ir.Table:
-    """Sample rows for an array<object> field (the file gives none: their BFS starts the field at null)."""
-    noun = d.name.rstrip("s") or d.name
-    def cell(c: str, k: int) -> str | int:
-        return 10 * k if c in d.numbers else f"{noun}-{k}" if c == "id" else f"{c.replace('_', ' ').capitalize()} {k}"
+def _column_type(values: list[JSON]) -> str:
+    present = [v for v in values if v is not None]
+    if present and all(isinstance(v, bool) for v in present):
+        return "bool"
+    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return "num"
+    return "str"
 
-    rows = tuple(tuple(cell(c, k) for c in d.columns) for k in range(1, SAMPLE_ROWS + 1))
+
+def _given_table(d: DataField, rows: list[tuple[JSON, ...]]) -> ir.Table:
+    """The app's own rows; a column of mixed kinds is text."""
+    types = [_column_type([r[k] for r in rows]) if k else "str" for k in range(len(d.columns))]
+    fixed = tuple(tuple(str(v) if t == "str" and v is not None and not isinstance(v, str) else v
+                        for v, t in zip(r, types, strict=True)) for r in rows)
+    return ir.Table(name=d.name, key=d.columns[0], columns=tuple(ir.Column(name=c, type=t) for c, t in
+                                                                 zip(d.columns, types, strict=True)), rows=fixed)
+
+
+def _table(d: DataField) -> ir.Table:
+    """An array<object> field's rows: the app's (awm_data.py), else sample rows (their BFS starts the field at null)."""
+    if d.rows is not None:
+        return _given_table(d, d.rows)
+
+    def cell(c: str, k: int) -> str | int:
+        return 10 * k if c in d.numbers else f"{c.replace('_', ' ').capitalize()} {k}"
+
+    ids = d.ids()
+    rows = tuple(tuple(ids[k - 1] if c == "id" else cell(c, k) for c in d.columns) for k in range(1, SAMPLE_ROWS + 1))
     columns = tuple(ir.Column(name=c, type="num" if c in d.numbers else "str") for c in d.columns)
     return ir.Table(name=d.name, key="id", columns=columns, rows=rows)
 
@@ -312,8 +405,11 @@ def _page(imp: Importer, raw: dict[str, JSON], acts: list[Act], where: str) -> i
             imp.report(where, f"two actions of page '{name}' are named '{a.name}'", "E005")
         seen.add(a.name)
     title = raw.get("title")
+    if not isinstance(title, str):  # a title in words, so that no instruction or heading shows the page's id
+        said = words(name)
+        title = said[:1].upper() + said[1:]
     span = imp.span(where)
-    return ir.Page(name=name, title=title if isinstance(title, str) else None, actions=actions, span=span,
+    return ir.Page(name=name, title=title, actions=actions, span=span,
                    views=_views(imp, name), vars=tuple(imp.var(name, n).model_copy(update={"span": span}) for n in imp.page_fields[name]))
 
 
@@ -345,9 +441,13 @@ def build_spec(imp: Importer, meta: dict[str, JSON], pages: list[dict[str, JSON]
 def import_fsm_json(data: dict[str, JSON], file: str) -> tuple[ir.Spec, list[Diagnostic]]:
     """The IR of a foreign fsm.json and the W009 warnings on the decisions taken; SpecError lists every construct
     it cannot take, each with its JSON path and line."""
+    data, marked = mark_access_methods(data)
     imp = Importer(data, file)
+    for where in marked:
+        imp.decide(ACCESS, where)
     meta, pages = imp.check_shape()
     imp.read_fields(meta, pages)
+    take_rows(imp, file)
     imp.read_actions(pages)
     normalise_effects(imp)
     imp.gather()
@@ -357,4 +457,6 @@ def import_fsm_json(data: dict[str, JSON], file: str) -> tuple[ir.Spec, list[Dia
     imp.stop_if_problems()
     spec = add_conventions(imp, spec, pages)
     spec = settle_reach(imp, spec)
+    if imp.reached is not None:
+        spec = add_tasks(imp, spec, imp.reached)
     return spec, imp.warnings()

@@ -30,13 +30,26 @@ CLEAR = ("clear follows bfs_action.py (bfs.py would write []): by the current va
          "a boolean false, a number 0, an array []")
 EXPR_PARAM = ("value_expr \"{p}\" sets the parameter's value, as value_ref does (both their BFS tools ignore "
               "value_expr and write null)")
-EXPR_UNFILLED = ("value_expr \"{p}\" naming no parameter sets the symbolic value \"p\", the text the GUI types for "
-                 "the same placeholder (both their BFS tools ignore value_expr and write null)")
+EXPR_UNFILLED = ("value_expr \"{p}\" naming no parameter sets a value a person would type in that field, chosen by "
+                 "the field's name (email, password, name, title, message, date...), and the GUI types that same value "
+                 "for the placeholder (both their BFS tools ignore value_expr and write null)")
+_SAMPLES = (  # (words in a field's name, what a person would type there), the first match wins
+    (("email",), "alex.morgan@example.com"), (("password",), "Str0ng-pass!"), (("username", "handle"), "alexmorgan"),
+    (("phone", "mobile"), "+1 555 0100"), (("card_number", "cardnumber"), "4242 4242 4242 4242"),
+    (("cvc", "cvv"), "123"), (("expiry", "expiration"), "12/30"), (("zip", "postal"), "94107"),
+    (("city",), "San Francisco"), (("address", "street"), "500 Market Street"), (("country",), "United States"),
+    (("url", "website", "link"), "https://example.com"), (("date",), "2025-10-15"), (("time",), "10:30"),
+    (("amount", "price", "budget"), "25"), (("query", "search", "keyword"), "weekly report"),
+    (("subject", "title", "headline"), "Quarterly planning"), (("body", "message", "description", "comment", "bio",
+     "content", "note", "text", "post", "reply", "caption"), "Looking forward to it, see you there."),
+    (("first_name", "full_name", "billing_name", "display_name", "cardholder"), "Alex Morgan"),
+)
 EXPR_LIT = "value_expr holding a JSON literal sets that literal (both their BFS tools ignore value_expr and write null)"
 EXPR_TEST = ("value_expr combining boolean fields with &&, || and ! sets their value as JavaScript would compute it, "
              "null counting as false (both their BFS tools ignore value_expr and write null)")
 EXPR_SUM = (f"value_expr sum($.x[*].c) over an array<object> field x sets the sum of column c over x's {SAMPLE_ROWS} "
-            "fixed sample rows, whose c is 10, 20, 30, ... (both their BFS tools ignore value_expr and write null)")
+            "fixed sample rows, whose c is 10, 20, 30, ... (or over the app's own rows, awm_data.py, rounded to a whole "
+            "number; both their BFS tools ignore value_expr and write null)")
 EXPR_MERGE = ("value_expr merge({...}, ...) of JSON objects whose result has one member sets that member's value "
               "(merge({}, {\"date\": \"2000-1-1\"}) sets \"2000-1-1\"), as an fsmc field holds no object (both "
               "their BFS tools ignore value_expr and write null)")
@@ -61,7 +74,8 @@ def _expr_value(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> dict
     if (p := _PARAM.fullmatch(text.strip())) is not None:
         if fsmc_name(p.group(1)) not in {*act.consts, *act.ranges}:
             imp.decide(EXPR_UNFILLED, where)
-            return {**base, "value": p.group(1)}
+            typed = act.samples.setdefault(p.group(1), sample_text(str(base.get("path", ""))[2:]))
+            return {**base, "value": typed}
         imp.decide(EXPR_PARAM, where)
         return {**base, "value_ref": text.strip()}
     if _TEST.fullmatch(text.strip()):
@@ -69,10 +83,15 @@ def _expr_value(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> dict
         return {**base, "value_test": text.strip()}
     if (m := _SUM.fullmatch(text.strip())) is not None and fsmc_name(m.group(1)) in imp.data_fields:
         data, column = imp.data_fields[fsmc_name(m.group(1))], fsmc_name(m.group(2))
+        imp.decide(EXPR_SUM, where)
+        if data.rows is not None:  # the app's rows (awm_data.py): their column, a whole number (fsmc has no fractions)
+            k = data.columns.index(column) if column in data.columns else None
+            numbers = [r[k] for r in data.rows if k is not None and isinstance(r[k], (int, float))
+                       and not isinstance(r[k], bool)]
+            return {**base, "value": round(sum(numbers))}
         if column not in data.columns:
             data.columns.append(column)
         data.numbers.add(column)
-        imp.decide(EXPR_SUM, where)
         return {**base, "value": sum(10 * k for k in range(1, SAMPLE_ROWS + 1))}
     if (built := _merge(imp, base, text.strip(), where) or _append(imp, base, text.strip(), act, where)) is not None:
         return built
@@ -172,6 +191,18 @@ def _clear(imp: Importer, f: Field, e: dict[str, JSON], act: Act, before: list[d
                    hint=f"add a precondition on $.{f.name} (eq, neq null, not_null) or write a set")
         return None
     return {"op": "set", "path": e["path"], "value": None if known == "null" else _ZERO[f.base]}
+
+
+def sample_text(field: str) -> str:
+    """What a person would type in a field named `field` (`signup_email` → an email address), deterministically."""
+    lower = field.lower()
+    for keys, value in _SAMPLES:
+        if any(k in lower for k in keys):
+            return value
+    said = [w for w in re.split(r"[_\W]+", lower) if w and w not in ("new", "input", "value", "text")]
+    if said and said[-1] == "name" and len(said) > 1:
+        return f"My {said[-2]}"  # team_name → My team
+    return (" ".join(said) or "sample").capitalize() + " one"
 
 
 def _effect(imp: Importer, e: JSON, act: Act, before: list[dict[str, JSON]], where: str) -> dict[str, JSON] | None:

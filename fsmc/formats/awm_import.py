@@ -9,11 +9,14 @@ How their constructs map (their behaviour is that of `trajectory/bfs/bfs.py` and
   that bounds it (`lt`/`lte` before an increment, `gt`/`gte` before a decrement). Fields with the same
   name on different pages are one domain, because navigation carries them over by name. A field that
   is never given a value other than null gets the placeholder domain `{""}?`.
-- A parameter whose value is a scalar (`"{ITEM_ANY}"`, `"newest"`) is a constant, as in their BFS
-  (a placeholder loses its braces, `"ITEM_ANY"`, so that fsmc templates do not expand it); a list of values is fsmc's extension: the parameter ranges over them, one edge per value.
+- A parameter whose value is a scalar (`"{SKU_ANY}"`, `"newest"`) is a constant, as in their BFS
+  (a placeholder loses its braces, `"SKU_ANY"`, so that fsmc templates do not expand it); a list of values is
+  fsmc's extension: the parameter ranges over them, one edge per value. `"{ITEM_ANY}"` on a page that shows
+  an array<object> field ranges over the keys of its rows (the app's, awm_data.py, or invented).
 - Navigation carries every field that the source and the target page share, as their merge does; a
   field of the target page that a navigation writes becomes a carry slot of the source page.
-- `meta.global_signature_schema` fields become session variables.
+- `meta.global_signature_schema` fields become session variables, but those a page declares too, which are
+  page variables (bfs_action.py reads only the pages' schemas).
 
 What their generator (bfs_action.py) decides by itself is rewritten first (awm_effects.py: `clear` by
 the current value, `value_expr`, effects on data), array<object> fields become data (a table and a view),
@@ -47,6 +50,15 @@ SAMPLE_ROWS = 3  # rows of the table an array<object> field becomes (the file gi
 NULL_ARRAY = ("a nullable array starts empty: bfs_action.py starts it at null (bfs.py at []), but fsmc arrays are "
               "sets, never null, and their BFS cannot tell null from [] by length_gt (false for both) or append_unique "
               "(null counts as []); a condition that could (exists, not_null, eq or neq null) is refused")
+GLOBAL_AND_PAGE = ("a field of meta.global_signature_schema that a page's signature_schema declares too is a "
+                   "variable of the pages that declare it (or use it), not of the session: bfs_action.py reads only "
+                   "the pages' schemas, so the field starts at the page's default on each page that declares it and "
+                   "its name-based rules (interceptors) apply there")
+ITEM_ANY = "{ITEM_ANY}"
+ITEMS = ('an "{ITEM_ANY}" parameter of an action on a page that shows an array<object> field ranges over the keys '
+         "of that field's rows, one edge per row (their BFS keeps the placeholder, one abstract item); an action "
+         "that opens the item a search matched or a scroll brought into view opens that one (every {ITEM_ANY} is "
+         "the same item there), and the GUI names the row: a search types its key, a click or a scroll ends on it")
 # Every word the grammar may read as a keyword where an imported name is used (fsmc.frontend.keywords).
 _RESERVED = frozenset().union(*RESERVED.values())
 
@@ -91,6 +103,22 @@ class DataField:
     pages: list[str] = field(default_factory=list)
     columns: list[str] = field(default_factory=lambda: ["id"])
     numbers: set[str] = field(default_factory=set)  # columns a value_expr sums: numbers, not text
+    nullable: bool = False  # declared `|null` somewhere: bfs_action.py starts it at null there
+
+    def noun(self) -> str:
+        """What one row is, from the field's name: `repositories` → `repository`, `pulls` → `pull`."""
+        name = self.name
+        if name.endswith("ies") and len(name) > 4:
+            return name[:-3] + "y"
+        return name[:-1] if name.endswith("s") and not name.endswith("ss") else name
+
+    rows: list[tuple[JSON, ...]] | None = None  # the app's own rows (awm_data.py), columns as `columns`; else invented
+
+    def ids(self) -> list[str]:
+        """The keys of the table's rows: the app's, or invented (`repository-1`...) where the world gives none."""
+        if self.rows is not None:
+            return [str(r[0]) for r in self.rows]
+        return [f"{self.noun()}-{k}" for k in range(1, SAMPLE_ROWS + 1)]
 
 
 @dataclass
@@ -102,6 +130,8 @@ class Act:
     raw: dict[str, JSON]
     consts: dict[str, JSON] = field(default_factory=dict)
     ranges: dict[str, list[JSON]] = field(default_factory=dict)
+    samples: dict[str, str] = field(default_factory=dict)  # "{p}" naming no parameter: the value typed and recorded
+    items: dict[str, str] = field(default_factory=dict)  # "{ITEM_ANY}" parameters: the data field whose rows they range over
     effects: list[tuple[str, JSON]] = field(default_factory=list)  # (JSON path, effect), after awm_effects
 
 
@@ -122,7 +152,9 @@ class Importer:
         self.refused: set[str] = set()  # declared with a type we do not take (already reported)
         self.data_fields: dict[str, DataField] = {}  # array<object> fields: data the page shows, not state
         self.decisions: dict[str, list[str]] = {}
+        self.shadowed: dict[str, JSON] = {}  # fields of the global schema that pages declare too: their global default
         self.notes: list[Diagnostic] = []
+        self.reached: dict[str, set[Any]] | None = None  # reachable states by page (None: not explored, or capped)
 
     # ---------------------------------------------------------------- reporting
 
@@ -241,6 +273,7 @@ class Importer:
 
     def _declare_data(self, name: str, raw_name: str, text: JSON, base: str, where: str) -> None:
         known = self.data_fields.setdefault(name, DataField(name, where))
+        known.nullable = known.nullable or "null" in str(text).replace(" ", "").lower().split("|")
         if base != "data" or name in self.fields:
             self.report(where, f"field '{raw_name}' is {text!r} here but array<object> at {known.where}",
                         hint="fields with one name are carried across pages, so they need one type")
@@ -266,8 +299,14 @@ class Importer:
     def read_fields(self, meta: dict[str, JSON], pages: list[dict[str, JSON]]) -> None:
         schema = self._dict(meta, "global_signature_schema", "meta")
         given = self._dict(meta, "global_signature", "meta")
+        on_pages = {fsmc_name(k) for i, p in enumerate(pages)
+                    for k in self._dict(p, "signature_schema", f"pages[{i}]")}
         for raw, text in schema.items():
             where = f"meta.global_signature_schema.{raw}"
+            if fsmc_name(raw) in on_pages:
+                self.decide(GLOBAL_AND_PAGE, where)
+                self.shadowed[fsmc_name(raw)] = given.get(raw)
+                continue
             name = self._declare(raw, text, where)
             if name is not None:
                 self.global_names.append(name)
@@ -328,6 +367,8 @@ class Importer:
             return None
         if name in self.global_names or name in self.declared.get(act.page, ()) or (write and self._slot(name, act)):
             return self.fields[name]
+        if name in self.shadowed and name in self.fields:
+            return self._adopt(name, act)
         self.report(where, f"path {path} is not a field of page '{act.page}' or of meta.global_signature_schema")
         return None
 
@@ -344,6 +385,18 @@ class Importer:
             self.page_fields[act.page].append(name)
             self.defaults[(act.page, name)] = self.defaults[(target, name)]
         return True
+
+    def _adopt(self, name: str, act: Act) -> Field:
+        """A field of both the global schema and some page, used on a page that does not declare it: a variable of
+        that page too, starting where bfs_action.py reads it (absent: null, unless the global signature gives it)."""
+        f = self.fields[name]
+        if name not in self.page_fields[act.page]:
+            default = self.shadowed[name] if self.shadowed[name] is not None or f.base != "array" else []
+            self.page_fields[act.page].append(name)
+            self.declared.setdefault(act.page, set()).add(name)
+            self.defaults[(act.page, name)] = default
+            self.add_value(f, default, act.where)
+        return f
 
     def param_values(self, ref: str, act: Act, where: str) -> list[JSON] | None:
         name = ref[1:-1].strip()
@@ -372,10 +425,24 @@ class Importer:
                 value = value[0]
             if isinstance(value, list) and value and all(isinstance(v, (str, int, bool)) or v is None for v in value):
                 act.ranges[name] = list(dict.fromkeys(value))
+            elif value == ITEM_ANY and (data := self._item_data(act)) is not None:
+                act.ranges[name], act.items[name] = data.ids(), data.name
+                self.decide(ITEMS, f"{act.where}.parameters.{raw}")
             elif isinstance(value, (str, int, float, bool)) or value is None:
                 act.consts[name] = _symbol(value)
             else:
                 self.report(f"{act.where}.parameters.{raw}", "a parameter is a scalar or a non-empty list of scalars")
+
+    def _item_data(self, act: Act) -> DataField | None:
+        """The array<object> field an "{ITEM_ANY}" of this action picks from: the one its page shows, or of several
+        the one whose name shares most words with the action's id (the first on a tie); None if the page shows none."""
+        shown = [d for d in self.data_fields.values() if act.page in d.pages]
+        said = set(str(act.raw.get("id", "")).lower().split("_"))
+
+        def shared(d: DataField) -> int:
+            return -len(said & {d.name, d.noun(), *d.name.split("_")})
+
+        return min(shown, key=shared) if shown else None
 
     def gather(self) -> None:
         """Collect the values each field takes and the bounds that increments reach."""

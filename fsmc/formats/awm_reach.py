@@ -81,6 +81,7 @@ def settle_reach(imp: Importer, spec: ir.Spec) -> ir.Spec:
     by_page = _reachable(machine)
     if by_page is None:
         return spec
+    imp.reached = {page: set(states) for page, states in by_page.items()}
     return _drop_dead_actions(imp, _demote_terminals(imp, spec, machine, by_page), machine, by_page)
 
 

@@ -36,7 +36,10 @@ PROBE_JS = r"""() => {
   const copy = main.cloneNode(true);
   copy.querySelectorAll('button, input, select, textarea, nav, [role=button], [role=checkbox], .hint, .breadcrumbs,'
     + ' h1, .page-title').forEach((e) => e.remove());
-  const content = (copy.textContent || '').replace(/\s+/g, ' ').trim();
+  const walk = document.createTreeWalker(copy, NodeFilter.SHOW_TEXT);
+  const parts = [];
+  while (walk.nextNode()) parts.push(walk.currentNode.nodeValue);
+  const content = parts.join(' ').replace(/\s+/g, ' ').trim();
   const values = [...document.querySelectorAll('input, textarea')].map((e) => e.value);
   return {text: document.body.innerText, content, controls, values};
 }"""
@@ -58,7 +61,8 @@ class ViewReport:
 
 @dataclass
 class TypedReport:
-    """One typing step: the text typed, and whether the view still showed it after the move."""
+    """One typing step: the text typed, and whether the view showed it once typed and, where the move stays on
+    its page, still after the move (a move that leads elsewhere takes its form away, as on any site)."""
 
     action: str
     text: str
@@ -138,15 +142,24 @@ async def _typed(episode: SiteEpisode, before: Mapping[str, Any], move: Mapping[
     if not typed:
         return None
     await episode.reset(before)
+    visible = True
     try:
         for g in move["gui"]:
             await episode.perform(Op.from_json(g), Capture.NONE)
+            if g["op"] == "type":
+                visible &= g["text"] in await _shown(episode)
         await episode.settle()
     except EpisodeFailure:
         return TypedReport(move["action"], typed[-1], False)
+    if move["state"]["page"] == before["page"]:  # a form that stays keeps showing what was typed into it
+        shown = await _shown(episode)
+        visible &= all(t in shown for t in typed)
+    return TypedReport(move["action"], typed[-1], visible)
+
+
+async def _shown(episode: SiteEpisode) -> str:
     seen = await episode.page.evaluate(PROBE_JS)
-    shown = seen["text"] + "\n" + "\n".join(seen["values"])
-    return TypedReport(move["action"], typed[-1], all(t in shown for t in typed))
+    return str(seen["text"]) + "\n" + "\n".join(seen["values"])
 
 
 async def _measure(dist: Path, views: list[dict[str, Any]], steps: list[tuple[dict[str, Any], dict[str, Any]]],

@@ -44,14 +44,15 @@ VERBS = {"submit", "open", "close", "click", "select", "apply", "save", "send", 
          "like", "unlike", "merge", "approve", "reject", "archive", "download", "upload", "share", "book",
          "pay", "checkout", "login", "logout", "signin", "signout", "next", "prev", "previous", "back", "go",
          "accept", "decline", "dismiss", "enable", "disable", "join", "leave", "invite", "reply", "forward",
-         "pin", "unpin", "mute", "unmute", "subscribe", "unsubscribe", "buy", "order", "rate", "review"}
+         "pin", "unpin", "mute", "unmute", "subscribe", "unsubscribe", "buy", "order", "rate", "review", "allow",
+         "deny", "grant", "block", "unblock", "freeze", "unfreeze", "transfer", "exchange", "attach", "discard"}
 SPELLED = {"login": "Sign in", "logout": "Sign out", "signin": "Sign in", "signout": "Sign out",
            "prev": "Previous", "checkout": "Check out"}
 # Places one searches in, not things one searches for: "Search inbox", not "Search inboxes".
 PLACES = {"inbox", "mail", "site", "store", "shop", "catalog", "catalogue", "web", "all", "everything", "help", "docs",
           "workspace", "drive", "library", "archive", "marketplace", "map", "maps"}
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-_IDENTIFIER = re.compile(r"_|^#|\w\.\w|^[A-Z0-9]+(?:[-_][A-Z0-9]+)+$|\{|\}|^[a-z0-9]+(?:-[a-z0-9]+)+$")
+_IDENTIFIER = re.compile(r"_|^#|^\w+(?:\.\w+)+$|^[A-Z0-9]+(?:[-_][A-Z0-9]+)+$|\{|\}|^[a-z0-9]+(?:-[a-z0-9]+)+$")
 
 
 def split(identifier: str) -> list[str]:
@@ -123,10 +124,13 @@ def action_phrase(identifier: str, fallback: str = "Continue", page: str = "") -
     (`_HOVER`) are left out where something remains."""
     raw = [w for w in split(identifier) if w not in CODE_WORDS]
     here = set(_spell(split(page))) | set(split(page))
-    while len(raw) > 1 and (raw[0] in here or ABBREVIATIONS.get(raw[0], raw[0]) in here):
-        raw.pop(0)
     while len(raw) > 1 and raw[-1] in METHOD_WORDS:
         raw.pop()
+    stripped = raw
+    while len(stripped) > 1 and (stripped[0] in here or ABBREVIATIONS.get(stripped[0], stripped[0]) in here):
+        stripped = stripped[1:]
+    if not (len(stripped) == 1 and stripped[0] in VERBS):  # "CARD_FREEZE" stays "Freeze card"
+        raw = stripped
     while len(raw) > 1 and raw[-1] in CONTROL_WORDS - {"select", "toggle", "switch", "check"}:
         raw.pop()
     if len(raw) > 2 and raw[-1] in VERBS and raw[-2] in ("into", "to", "in", "on", "the"):

@@ -45,6 +45,13 @@ PROBE_JS = r"""() => {
 }"""
 
 
+# The value of the field with a testid, or null where the move took the field away (a sign-in form once signed in).
+FIELD_JS = """(tid) => {
+  const el = document.querySelector(`[data-testid="${CSS.escape(tid)}"]`);
+  return el ? (el.value ?? el.innerText ?? '') : null;
+}"""
+
+
 @dataclass
 class ViewReport:
     """What one view showed."""
@@ -61,8 +68,8 @@ class ViewReport:
 
 @dataclass
 class TypedReport:
-    """One typing step: the text typed, and whether the view showed it once typed and, where the move stays on
-    its page, still after the move (a move that leads elsewhere takes its form away, as on any site)."""
+    """One typing step: the text typed, and whether the view showed it once typed and still shows it after the move
+    in every field that is still there (a move that signs in or leads elsewhere takes its form away, as on any site)."""
 
     action: str
     text: str
@@ -151,9 +158,10 @@ async def _typed(episode: SiteEpisode, before: Mapping[str, Any], move: Mapping[
         await episode.settle()
     except EpisodeFailure:
         return TypedReport(move["action"], typed[-1], False)
-    if move["state"]["page"] == before["page"]:  # a form that stays keeps showing what was typed into it
-        shown = await _shown(episode)
-        visible &= all(t in shown for t in typed)
+    for g in move["gui"]:  # a field still there after the move keeps showing what was typed into it
+        if g["op"] == "type" and g.get("text"):
+            held = await episode.page.evaluate(FIELD_JS, g["selector"])
+            visible &= held is None or g["text"] in held
     return TypedReport(move["action"], typed[-1], visible)
 
 

@@ -55,6 +55,7 @@ from fsmc.codegen.present import (
 from fsmc.codegen.words import (
     action_phrase,
     content_words,
+    date_part,
     field_phrase,
     menu_option,
     option_phrase,
@@ -381,6 +382,8 @@ class LayoutDecider:
         op = action.gui[k]
         if pl.field:
             return pl.field
+        if (part := date_part(op.selector or "")) is not None:
+            return part
         if op.op in ("hover",) or pl.kind == "opener":
             ws = [w for w in content_words(op.selector or "") if w not in ("toggle", "open", "show", "expand", "dropdown")]
             return " ".join(ws).capitalize() if ws else "Menu"

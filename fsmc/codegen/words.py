@@ -127,10 +127,14 @@ def action_phrase(identifier: str, fallback: str = "Continue", page: str = "") -
     while len(raw) > 1 and raw[-1] in METHOD_WORDS:
         raw.pop()
     stripped = raw
-    while len(stripped) > 1 and (stripped[0] in here or ABBREVIATIONS.get(stripped[0], stripped[0]) in here):
+    initials = "".join(w[0] for w in split(page))
+    while len(stripped) > 1 and (stripped[0] in here or ABBREVIATIONS.get(stripped[0], stripped[0]) in here
+                                 or (len(initials) > 1 and stripped[0] == initials)):  # "MS" on MESSAGE_SCHEDULE
         stripped = stripped[1:]
     if not (len(stripped) == 1 and stripped[0] in VERBS):  # "CARD_FREEZE" stays "Freeze card"
         raw = stripped
+    elif len(initials) > 1 and raw[0] == initials:  # "MS_SUBMIT" on MESSAGE_SCHEDULE: "Submit message schedule"
+        raw = [*split(page), *stripped]
     while len(raw) > 1 and raw[-1] in CONTROL_WORDS - {"select", "toggle", "switch", "check"}:
         raw.pop()
     if len(raw) > 2 and raw[-1] in VERBS and raw[-2] in ("into", "to", "in", "on", "the"):
@@ -174,6 +178,27 @@ def menu_option(selector: str, opener: str) -> str:
     return _sentence(_spell(ws))
 
 
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+_DATE_PART = re.compile(r"(?i)(?:^|[^a-z])(year|month|day|date|hour|minute|min)s?[-_](\d{1,4})$")
+
+
+def date_part(selector: str) -> str | None:
+    """A date picker's cell, from its selector: `.year-2025` -> "2025", `.month-10` -> "October",
+    `.hour-10` -> "10:00", `.minute-30` -> ":30"; None for any other selector."""
+    m = _DATE_PART.search(selector.strip())
+    if m is None:
+        return None
+    part, n = m.group(1).lower(), int(m.group(2))
+    if part == "month" and 1 <= n <= 12:
+        return MONTHS[n - 1]
+    if part == "hour":
+        return f"{n:02d}:00"
+    if part in ("minute", "min"):
+        return f":{n:02d}"
+    return str(n)
+
+
 def value_words(value: str) -> str:
     """A literal value written as code, in words: `USER_ANY` -> "Any user", `in_progress` -> "In progress"."""
     ws = split(value)
@@ -202,5 +227,5 @@ def site_name(name: str) -> str:
                     for p in parts)
 
 
-__all__ = ["action_phrase", "content_words", "field_phrase", "menu_option", "plural", "looks_like_identifier", "option_phrase", "phrase", "site_name",
+__all__ = ["action_phrase", "content_words", "date_part", "field_phrase", "menu_option", "plural", "looks_like_identifier", "option_phrase", "phrase", "site_name",
            "split", "value_words"]

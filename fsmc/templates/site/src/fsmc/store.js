@@ -231,6 +231,9 @@ export const catalogue = computed(() => {
     const op = ops[pl.op]
     const live = liveOps(action)
     const isCommit = live.length && live[live.length - 1] === op
+    // The fields of a form nothing can submit now are not shown (no sign-in form for a visitor signed in): no
+    // move needs them, and a field another move needs is claimed by that move's placement.
+    if (pl.kind === 'input' && !isCommit && !action.moves.some((a) => enabledKeys.has(`${action.id}:${JSON.stringify(a)}`))) continue
     for (const args of action.moves) {
       const on = enabledKeys.has(`${action.id}:${JSON.stringify(args)}`)
       if (pl.kind === 'none' || pl.kind === 'anchor') continue

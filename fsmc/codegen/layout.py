@@ -386,7 +386,7 @@ class LayoutDecider:
             return part
         if op.op in ("hover",) or pl.kind == "opener":
             ws = [w for w in content_words(op.selector or "") if w not in ("toggle", "open", "show", "expand", "dropdown")]
-            return " ".join(ws).capitalize() if ws else "Menu"
+            return action_phrase("-".join(ws), page=page.name) if ws else "Menu"
         return action_phrase(op.selector or "", action_phrase(action.name, page=page.name), page.name)
 
     def widget(self, pl: Placement, page: ir.Page, action: ir.Action, k: int, last: int, guards: list[int]) -> None:

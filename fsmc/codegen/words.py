@@ -28,7 +28,7 @@ ABBREVIATIONS = {
     "max": "maximum", "cat": "category", "cats": "categories", "prod": "product", "prods": "products",
     "txn": "transaction", "txns": "transactions", "tx": "transaction", "amt": "amount", "bal": "balance",
     "dept": "department", "emp": "employee", "mgr": "manager", "req": "request", "reqs": "requests",
-    "ws": "workspace", "chan": "channel", "btc": "bitcoin", "eth": "ether", "fav": "favourite",
+    "ws": "workspace", "chan": "channel", "ch": "channel", "btc": "bitcoin", "eth": "ether", "fav": "favourite",
     "favs": "favourites", "sub": "subscription", "subs": "subscriptions", "pic": "picture", "pics": "pictures",
     "attr": "attribute", "attrs": "attributes", "loc": "location", "dest": "destination", "src": "source",
     "dep": "departure", "arr": "arrival", "pax": "passengers", "cal": "calendar", "evt": "event",
@@ -221,10 +221,12 @@ def site_name(name: str) -> str:
     parts = [p for p in re.split(r"[_\s]+", base) if p]
     if not parts:
         return "Home"
-    if len(parts) == 1 and any(c.isupper() for c in parts[0][1:]) and any(c.islower() for c in parts[0]):
-        return parts[0]
-    return " ".join(p if any(c.isupper() for c in p[1:]) and any(c.islower() for c in p) else p.capitalize()
-                    for p in parts)
+    def cased(p: str) -> str:  # a brand's own case (GitHub, JD.com) stays; a word in one case is capitalised
+        mixed = any(c.isupper() for c in p[1:]) and any(c.islower() for c in p)
+        acronym = p.isupper() and len(p.split('.')[0]) <= 4
+        return p if mixed or acronym else p.capitalize()
+
+    return " ".join(cased(p) for p in parts)
 
 
 __all__ = ["action_phrase", "content_words", "date_part", "field_phrase", "menu_option", "plural", "looks_like_identifier", "option_phrase", "phrase", "site_name",

@@ -369,11 +369,6 @@ export function chosen(el) {
   return _eq(v, el.arg)
 }
 
-export function humanTestid(testid) {
-  const words = testid.replace(/^nav-/, '').replace(/[-_]+/g, ' ').trim()
-  return words ? words[0].toUpperCase() + words.slice(1) : testid
-}
-
 export function selectValue(el) {
   if (ui.selects[el.testid] !== undefined && el.displayVar < 0) return ui.selects[el.testid]
   if (el.displayVar >= 0) {

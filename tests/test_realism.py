@@ -123,3 +123,39 @@ def test_fsmc_build_prints_what_it_invented(tmp_path: Path) -> None:
                           capture_output=True, text=True, cwd=ROOT, check=False)
     assert done.returncode == 0, done.stderr
     assert 'realism: invented words for the name "Webmail", 5/5 page titles, 23/23 action labels' in done.stdout
+
+
+# ---------------------------------------------------------------- widgets chosen for AutoWebWorld's shapes
+def _world(tmp_path: Path) -> Path:
+    """A two-page world in AutoWebWorld's shape: a checkbox that ticks a flag, a drop-down sort, a way on."""
+    def act(aid: str, gui: list[dict[str, str]], effects: list[dict[str, object]], to: str = "LIST") -> dict[str, object]:
+        return {"id": aid, "name": "click", "is_navigation": to != "LIST", "from": "LIST", "to": to, "parameters": {},
+                "preconditions": [], "effects": effects, "gui_procedure": gui}
+
+    world = {"meta": {"app": "Code_Hosting-GitHub_app", "version": "1", "initial_page_id": "LIST",
+                      "terminal_pages": ["DONE"]},
+             "pages": [{"id": "LIST", "signature_schema": {"private_only": "boolean|null", "sorted": "boolean|null"},
+                        "actions": [
+                            act("ACT_REPOS_FILTER_PRIVATE_CHECKBOX", [{"op": "click", "selector": "filter-private-checkbox"}],
+                                [{"op": "set", "path": "$.private_only", "value": True}]),
+                            act("ACT_REPOS_SORT", [{"op": "click", "selector": "repos-sort-dropdown"},
+                                                   {"op": "click", "selector": "repos-sort-updated-desc"}],
+                                [{"op": "set", "path": "$.sorted", "value": True}]),
+                            act("ACT_REPOS_NEW_REPO", [{"op": "click", "selector": "new-repo-button"}], [], "DONE")]},
+                       {"id": "DONE", "signature_schema": {}, "actions": []}]}
+    path = tmp_path / "world_fsm.json"
+    path.write_text(json.dumps(world))
+    return path
+
+
+def test_a_drop_down_is_a_menu_of_options_and_a_checkbox_says_what_it_ticks(tmp_path: Path) -> None:
+    from fsmc.codegen.layout import decide_layout
+
+    spec = load(_world(tmp_path))
+    placements = decide_layout(spec)[0].placements
+    tick, opener, option, new = placements
+    assert (tick.role, tick.text) == ("toggle", "Private")
+    assert opener.kind == "opener" and opener.role != "modal" and opener.words == "Sort repositories"
+    assert option.text == "Updated, newest first" and option.menu == 0
+    assert "Confirm" not in {p.text for p in placements}
+    assert site_title(spec) == "GitHub" and site_kind(spec) == "code"

@@ -31,7 +31,8 @@ function persist() {
 
 export function syncUrl() {
   // The URL shows the page; it never drives the FSM (only moves change the page).
-  const want = `#/${PAGES[state.value[0]]}`
+  // A page named as code (REPOSITORIES_LIST) reads as a path does: #/repositories-list.
+  const want = `#/${PAGES[state.value[0]].toLowerCase().replace(/[_\s]+/g, '-')}`
   if (window.location.hash !== want) window.history.replaceState(null, '', want)
 }
 

@@ -220,8 +220,35 @@ def _spec_words(spec: ir.Spec) -> str:
     return " ".join(" ".join(split(n)) for n in names)
 
 
+# AutoWebWorld names an app `<Category>-<Brand>_app`: the category alone says the kind, where it says one.
+CATEGORIES = (
+    ("shop", r"commerce|marketplace|storefront|retail|shopping"),
+    ("code", r"code|git\b"),
+    ("chat", r"chat|messaging|meetings|collaboration|conferencing"),
+    ("mail", r"email.client|webmail|mail.client|\bmail\b"),
+    ("travel", r"flight|travel|hotel|booking"),
+    ("finance", r"bank|finance|payment|trading|crypto|invest"),
+    ("social", r"social|microblogging|community"),
+    ("food", r"food|recipe|restaurant|grocery"),
+)
+
+
+def app_category(spec: ir.Spec) -> str | None:
+    """The category part of an app name (`Code_Hosting-GitHub_app` -> "code hosting"), if it has one."""
+    name = spec.site.title or spec.site.name
+    if "-" not in name.strip(" -"):
+        return None
+    return " ".join(split(name.strip().rsplit("-", 1)[0])) or None
+
+
 def site_kind(spec: ir.Spec) -> str:
-    """code | chat | mail | travel | finance | food | social | shop | other: only to choose copy that fits."""
+    """code | chat | mail | travel | finance | food | social | shop | other: only to choose copy that fits.
+
+    An app's category decides alone (a category no kind fits, such as "helpdesk ticketing", gets no domain
+    copy at all rather than a guess); a spec without one is read by its words."""
+    category = app_category(spec)
+    if category is not None:
+        return next((kind for kind, pattern in CATEGORIES if re.search(pattern, category)), "other")
     has_cart = any(isinstance(T.strip_optional(v.type), ir.MapType) for v in spec.session)
     words = _spec_words(spec)
     hits = {kind: len(re.findall(pattern, words)) for kind, pattern in KINDS}

@@ -58,6 +58,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_project.py": ("cli", "browser"),
     "test_build.py": ("build",),
     "test_build_widgets.py": ("build",),
+    "test_realism.py": ("unit", "build"),
     "test_enumerate_search.py": ("differential",),
     "test_fuzz.py": ("differential",),
     "test_native.py": ("native", "differential"),

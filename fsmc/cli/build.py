@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import Any
 
 from fsmc.cli.agent_build import add_agent_arguments, agent_client, run_agent
 from fsmc.cli.common import EXIT_OK, compile_spec, each_site, fail, print_diagnostics, require_clean, shown
 from fsmc.codegen import THEMES, BuildError, build_site, default_theme
+from fsmc.codegen.inventory import invented
 from fsmc.compilation import Compilation
 from fsmc.diagnostics import SpecError
 from fsmc.semantics import CompileError, Machine
@@ -45,6 +47,7 @@ def _build(args: argparse.Namespace) -> int:
     theme = args.theme or default_theme(c.ir)
     print(f"built {c.ir.site.name} → {result.dist} (theme {theme}): "
           f"generate {result.generate_s:.2f} s, bundle {result.bundle_s:.2f} s")
+    print(f"realism: invented {invented(c.ir).summary()}")
     if args.agent:
         run_agent(args, c, result.project.root, client)  # Exit(1 or 2) when it fails; dist/ stays a passing build
     if args.screenshots:
@@ -78,4 +81,15 @@ def _screenshots(c: Compilation, dist: Path, out: Path) -> int:
         raise fail(f"error: {err}") from None
     missing = [p.name for p in machine.pages if p.name not in states]
     print(f"screenshots: {len(paths)} in {out}" + (f" (not reached: {', '.join(missing)})" if missing else ""))
+    _realism(c, dist, [machine.to_json(s) for s in states.values()])
     return EXIT_OK
+
+
+def _realism(c: Compilation, dist: Path, states: list[dict[str, Any]]) -> None:
+    """The realism figures of the pages just shot (bench/realism.py measures every view trajectories reach)."""
+    from fsmc.backends.realism import measure
+
+    f = measure(dist, c.ir, states).figures()
+    print(f"realism: {f['views']} pages, {f['identifier_views']} showing an identifier, {f['thin_views']} thin "
+          f"({f['thin_pct']}%), {f['duplicate_views']} with two controls of the same name"
+          + (f" (identifiers: {', '.join(f['identifiers_seen'])})" if f["identifiers_seen"] else ""))

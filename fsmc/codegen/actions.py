@@ -78,6 +78,8 @@ def action_facts(page: ir.Page, action: ir.Action) -> Facts:
     one_param = len(names) == 1
     if e.op == "toggle" and not names:
         return Facts("toggle", e.var)
+    if e.op == "assign" and not names and isinstance(e.value, ir.Lit) and e.value.value is True and _checkbox(action):
+        return Facts("toggle", e.var)  # a checkbox that only ticks (`filter-private-checkbox` sets a flag)
     if e.op in ("inc", "dec"):
         if e.key is None and not names:
             return Facts(e.op, e.var)
@@ -159,11 +161,25 @@ def is_calendar(action: ir.Action, spec: ir.Spec) -> bool:
     return dates or days
 
 
+_CHECKBOX = re.compile(r"(?i)checkbox|check-box|toggle|switch")
+_MENU = re.compile(r"(?i)dropdown|drop-down|menu|select|sort|picker|toggle|more|options")
+
+
+def _checkbox(action: ir.Action) -> bool:
+    return any(_CHECKBOX.search(op.selector or "") for op in action.gui if op.op == "click")
+
+
+def is_menu(action: ir.Action) -> bool:
+    """An opener named as a drop-down (`repos-sort-dropdown`) followed by one click: a menu of options."""
+    ops = [op for op in action.gui if op.op not in ("wait", "scroll_until_visible")]
+    return len(ops) == 2 and all(op.op == "click" for op in ops) and bool(_MENU.search(ops[0].selector or ""))
+
+
 def is_modal(action: ir.Action) -> bool:
-    """An opener followed only by the click that confirms: a confirmation dialog."""
+    """An opener followed only by the click that confirms: a confirmation dialog (a drop-down is a menu)."""
     ops = [op for op in action.gui if op.op not in ("wait", "scroll_until_visible")]
     return (len(ops) == 2 and all(op.op == "click" for op in ops) and not action.params
-            and not params_in(ops[1].selector))
+            and not params_in(ops[1].selector) and not is_menu(action))
 
 
 def sets_page_var(page: ir.Page, action: ir.Action) -> bool:
@@ -216,11 +232,24 @@ def unset_checks(e: ir.Expr) -> set[str]:
     return set()
 
 
+def typed_var(action: ir.Action, op: ir.GuiOp) -> str | None:
+    """The variable a `type` operation's text becomes (`x := "text"`, or `x := p` for text "{p}"): what the field
+    shows once the move is done, so that what was typed stays visible."""
+    for e in action.effects:
+        if e.op != "assign" or e.key is not None:
+            continue
+        if isinstance(e.value, ir.Lit) and isinstance(e.value.value, str) and e.value.value == op.text:
+            return e.var
+        if isinstance(e.value, ir.Name) and op.text == "{" + e.value.id + "}":
+            return e.var
+    return None
+
+
 def expr_names(e: ir.Expr | None) -> set[str]:
     """Every name an expression mentions."""
     return ir.expr_names(e, set())
 
 
 __all__ = ["Facts", "action_facts", "assigned_from_param", "common_affix", "expr_names", "first_param", "is_calendar",
-           "is_combobox", "is_modal", "label_prefix", "last_live", "map_assign", "pair_checklists", "params_in",
-           "requirements", "row_label", "sets_page_var", "unset_checks"]
+           "is_combobox", "is_menu", "is_modal", "label_prefix", "last_live", "map_assign", "pair_checklists", "params_in",
+           "requirements", "row_label", "sets_page_var", "typed_var", "unset_checks"]

@@ -15,6 +15,7 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.codegen.actions import requirements
+from fsmc.codegen.words import action_phrase
 from fsmc.semantics import domain_values
 from fsmc.semantics import domains as T
 from fsmc.semantics.compile import Compiled, ExprCompiler, arith_type, lit_type, view_fn
@@ -309,6 +310,7 @@ class RuntimeCompiler:
             for op in action.gui)
         tables = [t.table if isinstance(t := T.strip_optional(p.type), ir.RefType) else None for p in action.params]
         return ("{" + f"id: {aid}, page: {self.page_index[page.name]}, name: {json.dumps(action.name)}, "
+                f"words: {json.dumps(action_phrase(action.name, page=page.name), ensure_ascii=False)}, "
                 f"paramTables: {json.dumps(tables)}, displaySlot: {self.display_slot(action, scope)}, "
                 f"params: {json.dumps([p.name for p in action.params])}, domains: {js_value(tuple(domains))}, "
                 f"label: {self.template(action.label, scope, action.params, display=True)}, goto: {js_value(action.goto)}, "

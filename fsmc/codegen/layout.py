@@ -28,6 +28,7 @@ from fsmc.codegen.actions import (
     first_param,
     is_calendar,
     is_combobox,
+    is_menu,
     is_modal,
     label_prefix,
     last_live,
@@ -37,6 +38,7 @@ from fsmc.codegen.actions import (
     requirements,
     row_label,
     sets_page_var,
+    typed_var,
     unset_checks,
 )
 from fsmc.codegen.present import (
@@ -46,10 +48,22 @@ from fsmc.codegen.present import (
     humanise,
     money_columns,
     price_index,
+    site_title,
     title_index,
     word,
 )
+from fsmc.codegen.words import (
+    action_phrase,
+    content_words,
+    date_part,
+    field_phrase,
+    menu_option,
+    option_phrase,
+    value_words,
+)
 from fsmc.semantics import domains as T
+
+_CHECKBOX = re.compile(r"(?i)checkbox|check-box|toggle|switch")
 
 # Elements are claimed by the first place that renders their data-testid, in this order.
 PLACE_ORDER = ("nav", "search", "notice", "view", "form", "filters", "chips", "pager", "carousel", "actions", "more")
@@ -78,6 +92,8 @@ class Placement:
     step: int = 0  # the step of a multi-step form this element belongs to (0: every step)
     prefill: bool = False  # a field that shows the variable it sets until something is typed (a search box)
     primary: bool = False  # the main call to action of its place
+    shows: int = -1  # state slot a text field shows once its move is done: the value its typing set
+    words: str = ""  # what the element reads as where no label of the action applies (an opener, a menu, a field)
 
 
 @dataclass
@@ -123,6 +139,7 @@ class PageLayout:
     flow: dict[str, Any] = field(default_factory=dict)  # {"names", "current"}: pages of one checkout flow
     terminal: bool = False
     has_place: dict[str, bool] = field(default_factory=dict)
+    featured: dict[str, Any] = field(default_factory=dict)  # {"table", "heading", ...}: rows shown on a page without any
 
 
 class LayoutDecider:
@@ -337,13 +354,16 @@ class LayoutDecider:
             if op.op == "type":
                 single = sum(o.op == "type" for o in action.gui) == 1
                 name = common_affix([op.selector or ""])[0] if single else next(typed, op.selector or "")
-                pl.field = (label_prefix(action) if single else "") or humanise(name)
+                pl.field = (label_prefix(action) if single else "") or field_phrase(name)
                 pl.prefill = single and slot >= 0 and facts.role == "choice"
+                shown = typed_var(action, op)
+                pl.shows = self.slot_of(page, shown)[0] if shown else -1  # type: ignore[index]
+            pl.words = self.element_words(page, action, k, pl)
             self.widget(pl, page, action, k, last, guards)
             out.append(pl)
             if op.op == "drag" and op.text:
                 tused = params_in(op.text) & set(names)
-                drop_place, drop_bind = ("form", -1) if not tused else (place, bind)
+                drop_place, drop_bind = (place, -1) if not tused else (place, bind)  # one widget: a slider
                 if tused:
                     pi = names.index(sorted(tused)[0])
                     view = self.required_view(page, action, names[pi])
@@ -351,10 +371,23 @@ class LayoutDecider:
                         drop_place, drop_bind = f"view:{view}", pi
                 out.append(Placement(aid=aid, op=k, kind="drop", place=drop_place, bind=drop_bind, group=pl.group,
                                      label_param=first_param(op.text, names), role=pl.role, var=pl.var,
-                                     gkey=pl.gkey, text="" if tused else f"Drag here to {humanise(action.name).lower()}"))
+                                     gkey=pl.gkey, text="" if tused else value_words(op.text)))
             if (op.op == "hover" or opener or is_combobox(action, k)) and parent < 0:
                 parent = k
         return out
+
+    @staticmethod
+    def element_words(page: ir.Page, action: ir.Action, k: int, pl: Placement) -> str:
+        """What an element that is not the action's last step reads as: its field, or its selector in words."""
+        op = action.gui[k]
+        if pl.field:
+            return pl.field
+        if (part := date_part(op.selector or "")) is not None:
+            return part
+        if op.op in ("hover",) or pl.kind == "opener":
+            ws = [w for w in content_words(op.selector or "") if w not in ("toggle", "open", "show", "expand", "dropdown")]
+            return action_phrase("-".join(ws), page=page.name) if ws else "Menu"
+        return action_phrase(op.selector or "", action_phrase(action.name, page=page.name), page.name)
 
     def widget(self, pl: Placement, page: ir.Page, action: ir.Action, k: int, last: int, guards: list[int]) -> None:
         """Refines a placement by the widget its action is: search box, form submit, date picker, modal, notice."""
@@ -366,8 +399,8 @@ class LayoutDecider:
             typed = action.gui[guards[0]].op == "type"
             pl.place = "form" if typed else "filters"
             pl.role, pl.primary = "submit", typed
-            pl.text = humanise(action.name) if typed else "Apply"
-            pl.group = humanise(action.name) if typed else pl.group
+            pl.text = action_phrase(action.name, page=page.name) if typed else "Apply"
+            pl.group = action_phrase(action.name, page=page.name) if typed else pl.group
         elif pl.role and pl.bind < 0 and pl.place in ("actions", "chips") and pl.menu < 0 and pl.kind != "hover":
             pl.place = "filters"
         elif pl.bind >= 0 and pl.role != "choice" and pl.kind in ("button", "none"):
@@ -382,9 +415,15 @@ class LayoutDecider:
             pl.role = "modal"
         elif is_modal(action) and k == last:
             pl.text = "Confirm"
+        elif pl.role == "toggle" and k == last and not action.label and _CHECKBOX.search(sel):
+            pl.text = option_phrase(action.name)  # the checkbox says what it stands for: "Private"
+        elif is_menu(action) and k == last and not action.params:
+            pl.text = menu_option(action.gui[k].selector or "", action.gui[0].selector or "")
         elif op.op == "drag" and (assigned := map_assign(action)) is not None:
             pl.role, pl.var, pl.value_param = "drag-assign", self.slot_of(page, assigned[0])[0], assigned[1]  # type: ignore[index]
             pl.group, pl.gkey = word(assigned[0]), f"var:{pl.var}"
+        elif op.op == "drag" and pl.var < 0:
+            pl.group = option_phrase(action.name)
         if pl.place == "actions" and re.search(r"cookie|consent", sel) and not action.params:
             pl.place = "notice"
         if pl.place == "actions" and action.goto is not None:
@@ -400,8 +439,8 @@ class LayoutDecider:
         if facts.var is None:
             refs = [T.strip_optional(p.type) for p in action.params]
             if not prefix and len(refs) == 1 and isinstance(refs[0], ir.RefType):
-                return f"{humanise(action.name)} {humanise(refs[0].table).lower()}"  # "Browse categories"
-            return prefix or humanise(action.name)
+                return f"{action_phrase(action.name, page=page.name)} {humanise(refs[0].table).lower()}"  # "Browse categories"
+            return prefix or action_phrase(action.name, page=page.name)
         shown = self.var_show(page, facts.var)
         if facts.role in ("check-add", "check-remove", "add"):
             return humanise(shown["table"]) if shown["table"] else word(facts.var)
@@ -426,6 +465,7 @@ class LayoutDecider:
             layout.placements.extend(self.place_action(first_aid + j, page, action, facts[j]))
         self.finish_views(page, layout)
         self.decide_detail(page, layout)
+        self.decide_featured(page, layout)
         self.decide_steps(page, layout, first_aid)
         self.decide_flow(page, layout)
         self.decide_shown_vars(page, layout)
@@ -444,7 +484,7 @@ class LayoutDecider:
 
     def finish_views(self, page: ir.Page, layout: PageLayout) -> None:
         bound = {p.place[5:] for p in layout.placements if p.place.startswith("view:")}
-        sources = {v.source for v in page.views}
+        sources = {v.source for v in page.views if v.source != v.name}  # a view named after its table feeds nothing
         for v in layout.views:
             v.hidden = v.name in sources and v.name not in bound and v.carousel_next == ""
         paged = [v for v in layout.views if v.page_var >= 0 and not v.hidden]
@@ -453,6 +493,23 @@ class LayoutDecider:
         else:  # no visible paginated view to hold them
             for p in layout.placements:
                 p.place = "actions" if p.place == "pager" else p.place
+
+    def decide_featured(self, page: ir.Page, layout: PageLayout) -> None:
+        """A page that shows no rows of its own shows some of the site's: those of the table its name speaks of
+        (the followers page, its followers), or on the start page the first table's, as a site's home would."""
+        if any(not v.hidden for v in layout.views) or layout.detail_mode == "full" or not self.spec.tables:
+            return
+        mine = set(content_words(page.name)) | {w.rstrip("s") for w in content_words(page.name)}
+        table = next((t for t in self.spec.tables if t.rows and
+                      (set(content_words(t.name)) | {w.rstrip("s") for w in content_words(t.name)}) & mine), None)
+        if table is None and page.name == self.spec.site.entry:
+            table = max(self.spec.tables, key=lambda t: (len(t.rows) > 0, len(t.columns)))
+        if table is None or not table.rows:
+            return
+        cols = detail_columns(table, 2)
+        layout.featured = {"table": table.name, "heading": "Featured" if page.name == self.spec.site.entry
+                           else humanise(table.name), "title_col": title_index(table), "detail_cols": cols,
+                           "count": min(4, len(table.rows))}
 
     def decide_detail(self, page: ir.Page, layout: PageLayout) -> None:
         """A row reference carried onto the page is what the page is about (full) or a reminder (summary)."""
@@ -546,8 +603,8 @@ def _heading(view: str) -> str:
 
 def _page_title(spec: ir.Spec, page: ir.Page) -> str:
     title = page.title or humanise(page.name)
-    if title.lower() in ("home", "index", "start") and page.name == spec.site.entry:
-        return f"Welcome to {spec.site.title or humanise(spec.site.name)}"
+    if title.lower() in ("home", "index", "start", "main", "landing", "dashboard") and page.name == spec.site.entry:
+        return f"Welcome to {site_title(spec)}"
     return title
 
 

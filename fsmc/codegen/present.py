@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsmc import ir
+from fsmc.codegen.words import content_words, looks_like_identifier, site_name, split
+from fsmc.semantics import domains as T
 
 TITLE_NAMES = ("title", "name", "label", "subject", "headline", "number", "code")
 PRICE_NAMES = ("price", "total", "fare", "cost", "amount", "subtotal")  # the price of the row
@@ -27,12 +29,19 @@ _DATETIME = re.compile(r"^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}$")
 
 
 def humanise(name: str) -> str:
-    return re.sub(r"[_\-]+", " ", name).strip().capitalize()
+    """An identifier in plain words: code words dropped, abbreviations spelled out ("repo_count" -> "Repository count")."""
+    ws = content_words(name, keep_control=True)
+    return (" ".join(ws).capitalize() if ws else re.sub(r"[_\-]+", " ", name).strip().capitalize())
 
 
 def word(name: str) -> str:
     """What a person calls a variable or column: a known word, else the name in plain words."""
-    return WORDS.get(name, humanise(name))
+    if name in WORDS:
+        return WORDS[name]
+    ws = content_words(name, keep_control=True)
+    while len(ws) > 1 and ws[-1] in ("id", "ids", "key", "keys", "ref"):
+        ws.pop()  # "starred_ids" -> "Starred", "current_user_id" -> "Current user"
+    return " ".join(ws).capitalize() if ws else humanise(name)
 
 
 def title_index(t: ir.Table) -> int:
@@ -179,18 +188,77 @@ def decide_pictures(spec: ir.Spec) -> Pictures:
 
 
 # ---------------------------------------------------------------- the site's copy
+def site_title(spec: ir.Spec) -> str:
+    """The name the site shows: its title where the spec gives one in words, else one made from its app name."""
+    title = spec.site.title or ""
+    if title and not looks_like_identifier(title) and not title.islower():
+        return title
+    return site_name(title or spec.site.name)
+
+
+# The kinds of site whose copy fits, each with the words that give it away (first match wins; a shop is told by
+# its cart before any word is read, so a shop's payment page does not make it a bank).
+KINDS = (
+    ("code", r"\b(repo|repos|repository|repositories|pull|pr|prs|commit|commits|branch|branches|github|gitlab|"
+             r"bitbucket|merge|fork|forks|gist|codebase)\b"),
+    ("chat", r"\b(slack|discord|channel|channels|chat|chats|workspace|dm|dms|thread|threads|teams|whatsapp|telegram)\b"),
+    ("mail", r"\b(mail|email|emails|inbox|compose|outbox|mailbox|gmail|outlook|webmail)\b"),
+    ("travel", r"\b(flight|flights|hotel|hotels|trip|trips|travel|booking|bookings|airport|airbnb|rental|stay|stays|"
+               r"itinerary|expedia)\b"),
+    ("finance", r"\b(bank|banking|balance|transfer|transfers|stock|stocks|crypto|wallet|invest|investing|trading|"
+                r"portfolio|loan|loans|budget|paypal|robinhood|coinbase)\b"),
+    ("food", r"\b(recipe|recipes|restaurant|restaurants|menu|meal|meals|food|dish|dishes|delivery|ubereats|doordash)\b"),
+    ("social", r"\b(post|posts|feed|friend|friends|follower|followers|linkedin|twitter|facebook|instagram|reddit|"
+               r"tweet|tweets|connections)\b"),
+    ("shop", r"\b(product|products|cart|checkout|shop|store|amazon|ebay|catalog|catalogue)\b"),
+)
+
+
+def _spec_words(spec: ir.Spec) -> str:
+    names = [spec.site.name, spec.site.title or ""] + [t.name for t in spec.tables] + [p.name for p in spec.pages]
+    names += [a.name for p in spec.pages for a in p.actions] + [v.name for p in spec.pages for v in p.vars]
+    return " ".join(" ".join(split(n)) for n in names)
+
+
+# AutoWebWorld names an app `<Category>-<Brand>_app`: the category alone says the kind, where it says one.
+CATEGORIES = (
+    ("shop", r"commerce|marketplace|storefront|retail|shopping"),
+    ("code", r"code|git\b"),
+    ("chat", r"chat|messaging|meetings|collaboration|conferencing"),
+    ("mail", r"email.client|webmail|mail.client|\bmail\b"),
+    ("travel", r"flight|travel|hotel|booking"),
+    ("finance", r"bank|finance|payment|trading|crypto|invest"),
+    ("social", r"social|microblogging|community"),
+    ("food", r"food|recipe|restaurant|grocery"),
+)
+
+
+def app_category(spec: ir.Spec) -> str | None:
+    """The category part of an app name (`Code_Hosting-GitHub_app` -> "code hosting"), if it has one."""
+    name = spec.site.title or spec.site.name
+    if "-" not in name.strip(" -"):
+        return None
+    return " ".join(split(name.strip().rsplit("-", 1)[0])) or None
+
+
 def site_kind(spec: ir.Spec) -> str:
-    """shop | travel | mail | other: only to choose banner and footer words that fit."""
-    words = " ".join([spec.site.name, spec.site.title or ""] + [t.name for t in spec.tables]
-                     + [p.name for p in spec.pages]).lower()
-    if re.search(r"mail|inbox|message", words):
-        return "mail"
-    if re.search(r"flight|hotel|trip|travel|booking|airport", words):
-        return "travel"
-    has_cart = any(isinstance(v.type, ir.MapType) for v in spec.session) or "cart" in words
-    return "shop" if has_cart or "product" in words else "other"
+    """code | chat | mail | travel | finance | food | social | shop | other: only to choose copy that fits.
+
+    An app's category decides alone (a category no kind fits, such as "helpdesk ticketing", gets no domain
+    copy at all rather than a guess); a spec without one is read by its words."""
+    category = app_category(spec)
+    if category is not None:
+        return next((kind for kind, pattern in CATEGORIES if re.search(pattern, category)), "other")
+    has_cart = any(isinstance(T.strip_optional(v.type), ir.MapType) for v in spec.session)
+    words = _spec_words(spec)
+    hits = {kind: len(re.findall(pattern, words)) for kind, pattern in KINDS}
+    if has_cart and hits["shop"]:
+        return "shop"
+    best = max(KINDS, key=lambda k: hits[k[0]])[0]
+    return best if hits[best] else ("shop" if has_cart else "other")
 
 
+# Copy per kind of site; "other" has no banner at all rather than words that fit no site.
 COPY: dict[str, dict[str, Any]] = {
     "shop": {"banner": "Free delivery on orders over {c}50 · Easy 30-day returns · Secure checkout",
              "help": ["Delivery", "Returns", "Size guide", "Contact us"], "tagline": "Quality picked by people who use it.",
@@ -201,8 +269,23 @@ COPY: dict[str, dict[str, Any]] = {
     "mail": {"banner": "Your mailbox, organised · Spam protection is on",
              "help": ["Getting started", "Keyboard shortcuts", "Privacy", "Contact us"],
              "tagline": "Mail that stays out of your way.", "summary": "Details", "done": "Done."},
-    "other": {"banner": "Welcome · New features every month",
-              "help": ["Help centre", "Privacy", "Terms", "Contact us"], "tagline": "Made with care.",
+    "code": {"banner": "",
+             "help": ["Docs", "Status", "Security", "Contact support"], "tagline": "Where software is built together.",
+             "summary": "About", "done": "Done. Your changes are saved."},
+    "chat": {"banner": "",
+             "help": ["Help centre", "Keyboard shortcuts", "Privacy", "Contact us"],
+             "tagline": "Where your team talks.", "summary": "Details", "done": "Done."},
+    "finance": {"banner": "Your money is protected · Two-factor sign-in is on",
+                "help": ["Fees", "Security", "Support", "Contact us"], "tagline": "Your money, clearly.",
+                "summary": "Summary", "done": "Done. A confirmation has been sent to you."},
+    "food": {"banner": "Fresh picks every day · Free delivery on your first order",
+             "help": ["Delivery areas", "Allergens", "Help", "Contact us"], "tagline": "Good food, close by.",
+             "summary": "Your order", "done": "Thank you. Your order is on its way."},
+    "social": {"banner": "",
+               "help": ["Help centre", "Safety", "Privacy", "Contact us"], "tagline": "Stay close to the people you know.",
+               "summary": "Details", "done": "Done."},
+    "other": {"banner": "",
+              "help": ["Help centre", "Privacy", "Terms", "Contact us"], "tagline": "",
               "summary": "Summary", "done": "All done. Thank you."},
 }
 
@@ -216,4 +299,4 @@ def site_copy(spec: ir.Spec, title: str, currency: str) -> dict[str, Any]:
 
 
 __all__ = ["ColumnShow", "Pictures", "column_format", "columns_json", "decide_pictures", "detail_columns", "humanise",
-           "money_columns", "price_index", "site_copy", "site_kind", "title_index", "word"]
+           "money_columns", "price_index", "site_copy", "site_title", "site_kind", "title_index", "word"]

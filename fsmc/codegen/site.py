@@ -15,9 +15,9 @@ import jinja2
 from fsmc import ir
 from fsmc.codegen.images import item_svg, logo_svg
 from fsmc.codegen.js import compile_runtime
-from fsmc.codegen.layout import PageLayout, decide_layout, humanise, layout_json
+from fsmc.codegen.layout import PageLayout, decide_layout, layout_json
 from fsmc.codegen.npm import NODE_MODULES, TEMPLATES
-from fsmc.codegen.present import columns_json, decide_pictures, price_index, site_copy, title_index
+from fsmc.codegen.present import columns_json, decide_pictures, price_index, site_copy, site_title, title_index
 from fsmc.codegen.themes import THEMES, Theme, default_theme, theme_json
 from fsmc.semantics import domains as T
 
@@ -105,7 +105,7 @@ class SiteWriter:
         return {"cart": cart, "user": user}
 
     def site_meta(self) -> dict[str, Any]:
-        title = self.spec.site.title or humanise(self.spec.site.name)
+        title = site_title(self.spec)
         symbols = _CURRENCY.findall(" ".join(t.instruction for t in self.spec.tasks))
         currency = symbols[0] if symbols else "$"
         return {"name": self.spec.site.name, "title": title, "currency": currency, "header": self.header_info(),

@@ -21,10 +21,16 @@ export function duration(minutes) {
   return h ? `${h}h ${String(m).padStart(2, '0')}m` : `${m}m`
 }
 
+// A title written as an identifier (a row with nothing but its key: "new_issue_label-1"), in words.
+export function readable(v) {
+  const t = String(v ?? '')
+  return /^[a-z0-9]+([_-][a-z0-9]+)+$/.test(t) ? cap(t.replace(/[_-]+/g, ' ')) : t
+}
+
 export function rowTitle(table, key) {
   const t = TABLES[table]
   const r = t && key !== null && key !== undefined ? t.byKey[key] : undefined
-  return r ? String(r[t.columns.indexOf(t.title)]) : _disp(key)
+  return r ? readable(r[t.columns.indexOf(t.title)]) : _disp(key)
 }
 
 // A state value: a row's title for references, words for the rest ({kind, table, vtable} from the layout).

@@ -156,5 +156,10 @@ export function _disp(v) {
   if (/^\d{4}-\d{2}-\d{2}$/.test(v)) return _prettyDate(v)
   const order = v.match(/^(.+)_(asc|desc)$/)
   if (order) return `${order[1].replace(/_/g, ' ')}: ${order[2] === 'asc' ? 'low to high' : 'high to low'}`
+  if (/^[A-Z0-9]+(_[A-Z0-9]+)+$/.test(v)) {
+    // a constant written as code (AutoWebWorld's `USER_ANY`): in words, "any user"
+    const w = v.toLowerCase().split('_')
+    return (w[w.length - 1] === 'any' ? ['any', ...w.slice(0, -1)] : w).join(' ')
+  }
   return v.replace(/_/g, ' ')
 }

@@ -31,7 +31,8 @@ function persist() {
 
 export function syncUrl() {
   // The URL shows the page; it never drives the FSM (only moves change the page).
-  const want = `#/${PAGES[state.value[0]]}`
+  // A page named as code (REPOSITORIES_LIST) reads as a path does: #/repositories-list.
+  const want = `#/${PAGES[state.value[0]].toLowerCase().replace(/[_\s]+/g, '-')}`
   if (window.location.hash !== want) window.history.replaceState(null, '', want)
 }
 
@@ -163,9 +164,9 @@ export function row(table, key) {
 }
 
 function label(action, s, args) {
+  // The spec's label, else the action's name in words (fsmc/codegen/words.py) and its arguments as a person reads them.
   if (action.label) return action.label(s, args)
-  const words = action.name.replace(/[_-]+/g, ' ')
-  return [words[0].toUpperCase() + words.slice(1), ...args.map(_fmt)].filter(Boolean).join(' ')
+  return [action.words, ...args.map((a, i) => (a === null ? '' : argLabel(action, args, i)))].filter(Boolean).join(' ')
 }
 
 function argLabel(action, args, i) {
@@ -201,7 +202,7 @@ function elementLabel(pl, action, op, s, args, isCommit) {
   if (optionLike && pl.value_param >= 0) return argLabel(action, args, pl.value_param)
   if (pl.label_param >= 0) return argLabel(action, args, pl.label_param)
   if (pl.kind === 'hover' && args.length) return argLabel(action, args, 0)
-  return isCommit && pl.kind !== 'input' ? label(action, s, args) : humanTestid(op.sel(s, args))
+  return isCommit && pl.kind !== 'input' ? label(action, s, args) : pl.words
 }
 
 // Every element of the current page, keyed by data-testid: each testid is rendered exactly once,
@@ -231,6 +232,9 @@ export const catalogue = computed(() => {
     const op = ops[pl.op]
     const live = liveOps(action)
     const isCommit = live.length && live[live.length - 1] === op
+    // The fields of a form nothing can submit now are not shown (no sign-in form for a visitor signed in): no
+    // move needs them, and a field another move needs is claimed by that move's placement.
+    if (pl.kind === 'input' && !isCommit && !action.moves.some((a) => enabledKeys.has(`${action.id}:${JSON.stringify(a)}`))) continue
     for (const args of action.moves) {
       const on = enabledKeys.has(`${action.id}:${JSON.stringify(args)}`)
       if (pl.kind === 'none' || pl.kind === 'anchor') continue
@@ -246,9 +250,11 @@ export const catalogue = computed(() => {
           e.group = pl.group
           e.displayVar = action.displaySlot ?? -1
           Object.assign(e, { role: pl.role, var: pl.var, arg: argOf(pl, args), gkey: pl.gkey, field: pl.field,
-            step: pl.step, primary: pl.primary, aid: action.id, hints: pl.hints, prefill: pl.prefill,
+            step: pl.step, primary: pl.primary, aid: action.id, hints: pl.hints, prefill: pl.prefill, shows: pl.shows,
             varTable: pl.value_param >= 0 ? action.paramTables[pl.value_param] : null })
           if (pl.menu >= 0 && ops[pl.menu].op === 'type') e.typed = ops[pl.menu].text(s, args)
+          const ai = [pl.bind, pl.value_param, pl.label_param].find((i) => i >= 0)
+          e.argText = ai !== undefined && args[ai] !== null ? argLabel(action, args, ai) : ''
           if (pl.role === 'search') e.suggestions = [...new Set(action.moves.map((m) => op.text(s, m)))].slice(0, 8)
         })
       if (el.step !== pl.step) el.step = 0  // shared by elements of different steps: shown on every step
@@ -299,8 +305,33 @@ export const catalogue = computed(() => {
       if (parent && parent !== el) { parent.children.push(el); el.menuOf = parent.testid } else (places.more ||= []).push(el)
     }
   }
+  nameApart(byId)
   return { places, byId }
 })
+
+// Each element its own accessible name: where two say the same ("Open" on every row), each adds what it is about
+// (its row, its option, its widget), so an agent reading the accessibility tree can tell them apart.
+function nameApart(byId) {
+  const named = [...byId.values()].filter((e) => e.kind !== 'anchor')
+  for (const e of named) e.name = e.kind === 'input' ? (e.field || e.label) : e.label
+  const clash = () => {
+    const seen = new Map()
+    for (const e of named) seen.set(e.name.toLowerCase(), (seen.get(e.name.toLowerCase()) || 0) + 1)
+    return named.filter((e) => seen.get(e.name.toLowerCase()) > 1)
+  }
+  for (const e of clash()) if (e.argText && !e.name.includes(e.argText)) e.name = `${e.name} ${e.argText}`
+  for (const e of clash()) {
+    const menu = e.menuOf ? byId.get(e.menuOf) : null
+    const where = menu ? menu.label : e.group
+    if (where && !e.name.includes(where)) e.name = `${where}: ${e.name}`
+  }
+  const count = new Map()
+  for (const e of clash()) {
+    const n = (count.get(e.name) || 0) + 1
+    count.set(e.name, n)
+    if (n > 1) e.name = `${e.name} (${n})`
+  }
+}
 
 // The elements of a place that the current step of a multi-step form shows.
 export function placed(place) {
@@ -337,11 +368,6 @@ export function chosen(el) {
   if (el.role === 'clear') return v === null || (Array.isArray(v) && !v.length)
   if (el.role === 'toggle') return v === true
   return _eq(v, el.arg)
-}
-
-export function humanTestid(testid) {
-  const words = testid.replace(/^nav-/, '').replace(/[-_]+/g, ' ').trim()
-  return words ? words[0].toUpperCase() + words.slice(1) : testid
 }
 
 export function selectValue(el) {

@@ -1,0 +1,161 @@
+"""Sites read as websites from any spec: words from identifiers, copy that fits, and the realism report measured
+in Chromium on a spec that gives nothing but identifiers (AutoWebWorld's shape, no titles, labels or data)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fsmc import load
+from fsmc.backends.realism import duplicate_names, identifiers_in, measure, spec_identifiers, trajectory_views
+from fsmc.codegen.inventory import invented
+from fsmc.codegen.present import site_kind, site_title
+from fsmc.codegen.words import action_phrase, field_phrase, looks_like_identifier, menu_option, option_phrase, site_name
+
+ROOT = Path(__file__).resolve().parent.parent
+AWM = ROOT / "tests" / "fixtures" / "autowebworld"
+WEBMAIL = AWM / "webmail_fsm.json"
+
+
+# ---------------------------------------------------------------- words
+@pytest.mark.parametrize(("identifier", "page", "words"), [
+    ("ACT_NEW_PR_SUBMIT", "", "Submit new pull request"),
+    ("ACT_GO_TO_INBOX", "HOME", "Go to inbox"),
+    ("ACT_HOME_GO_REPOS_DIRECT", "HOME", "Go to repositories"),
+    ("ACT_REPOS_SORT", "REPOSITORIES_LIST", "Sort repositories"),
+    ("ACT_CARD_FREEZE", "CARD_DETAIL", "Freeze card"),
+    ("ACT_REPOS_SCROLL_INTO_VIEW", "REPOSITORIES_LIST", "Scroll into view"),
+    ("ACT_LOGIN", "", "Sign in"),
+])
+def test_an_action_reads_verb_first_without_code_words(identifier: str, page: str, words: str) -> None:
+    assert action_phrase(identifier, page=page) == words
+
+
+def test_fields_options_menus_and_names_read_as_words() -> None:
+    assert field_phrase("#repo-search-input") == "Search repositories"
+    assert field_phrase("inbox-search") == "Search inbox"
+    assert option_phrase("ACT_REPOS_FILTER_PRIVATE_CHECKBOX") == "Private"
+    assert menu_option("repos-sort-updated-desc", "repos-sort-dropdown") == "Updated, newest first"
+    assert site_name("Code_Hosting-GitHub_app") == "GitHub"
+    assert site_name("webmail_app") == "Webmail"
+    assert looks_like_identifier("ACT_GO") and looks_like_identifier("cookie-accept")
+    assert not looks_like_identifier("Go to inbox") and not looks_like_identifier("e.g. wool")
+
+
+def test_copy_fits_the_kind_of_site_or_is_left_out() -> None:
+    assert site_kind(load(ROOT / "specs" / "shop.fsm")) == "shop"
+    assert site_kind(load(ROOT / "specs" / "flights.fsm")) == "travel"
+    assert site_kind(load(WEBMAIL)) == "mail"
+    assert site_kind(load(AWM / "conventions_fsm.json")) == "other"  # a ticket desk: no banner rather than another's
+    assert site_title(load(WEBMAIL)) == "Webmail"
+    assert site_title(load(ROOT / "specs" / "shop.fsm")) == "Northwind Outfitters"  # the spec's own title stays
+
+
+def test_the_inventory_says_what_was_invented() -> None:
+    ids_only = invented(load(WEBMAIL))
+    assert (ids_only.named_from_id, ids_only.page_titles, ids_only.action_labels) == (True, 5, 23)
+    assert "no data" in ids_only.summary() and "mail copy" in ids_only.summary()
+    assert invented(load(ROOT / "specs" / "shop.fsm")).summary().startswith("no words")
+
+
+def test_identifiers_are_found_as_written_and_spaced_in_capitals() -> None:
+    ids = spec_identifiers(load(WEBMAIL))
+    assert {"ACT_ACCEPT_COOKIES", "cookie-accept", "current_user_id"} <= ids and "HOME" not in ids
+    assert identifiers_in("ACT ACCEPT COOKIES", ids) == ["ACT_ACCEPT_COOKIES"]
+    assert identifiers_in("Accept cookies · Current user", ids) == []
+    assert duplicate_names([{"name": "Open", "enabled": True}, {"name": "open", "enabled": True},
+                            {"name": "Back", "enabled": False}, {"name": "Back", "enabled": True}]) == ["open"]
+
+
+# ---------------------------------------------------------------- measured in Chromium
+@pytest.fixture(scope="module")
+def webmail_built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The ids-only world built, and enumerated."""
+    from fsmc.codegen import build_site
+    from fsmc.enumerate import Options, enumerate_spec
+
+    work = tmp_path_factory.mktemp("realism")
+    enumerate_spec(WEBMAIL, work / "out", Options(per_goal=2))
+    return build_site(load(WEBMAIL), work / "sites").dist, work / "out"
+
+
+def test_a_spec_of_identifiers_builds_a_site_without_one_visible(webmail_built: tuple[Path, Path]) -> None:
+    dist, out = webmail_built
+    trajectories = [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]
+    views, steps = trajectory_views(trajectories)
+    figures = measure(dist, load(WEBMAIL), views, steps).figures()
+    assert figures["views"] >= 8 and figures["typed"] >= 2
+    assert figures["identifier_views"] == 0, figures["identifiers_seen"]
+    assert figures["typed_visible"] == figures["typed"]  # the field shows what the state recorded of the typing
+    assert figures["duplicate_views"] == 0, figures["duplicates_seen"]
+
+
+def test_every_control_has_a_role_and_a_name_of_its_own(webmail_built: tuple[Path, Path]) -> None:
+    import asyncio
+
+    from fsmc.backends import GeneratedSite
+    from fsmc.backends.realism import PROBE_JS
+
+    dist, out = webmail_built
+    trajectories = [json.loads(line) for line in (out / "trajectories.jsonl").read_text().splitlines()]
+    views, _ = trajectory_views(trajectories)
+
+    async def probe() -> list[dict[str, str]]:
+        seen = []
+        async with GeneratedSite(dist) as site:
+            episode = await site.open()
+            for state in views:
+                await episode.reset(state)
+                seen += (await episode.page.evaluate(PROBE_JS))["controls"]
+        return seen
+
+    controls = asyncio.run(probe())
+    assert controls
+    assert [c for c in controls if c["role"] in ("span", "div", "article") or not c["name"]] == []
+
+
+def test_fsmc_build_prints_what_it_invented(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "fsmc", "build", str(WEBMAIL), "--out", str(tmp_path)],
+                          capture_output=True, text=True, cwd=ROOT, check=False)
+    assert done.returncode == 0, done.stderr
+    assert 'realism: invented words for the name "Webmail", 5/5 page titles, 23/23 action labels' in done.stdout
+
+
+# ---------------------------------------------------------------- widgets chosen for AutoWebWorld's shapes
+def _world(tmp_path: Path) -> Path:
+    """A two-page world in AutoWebWorld's shape: a checkbox that ticks a flag, a drop-down sort, a way on."""
+    def act(aid: str, gui: list[dict[str, str]], effects: list[dict[str, object]], to: str = "LIST") -> dict[str, object]:
+        return {"id": aid, "name": "click", "is_navigation": to != "LIST", "from": "LIST", "to": to, "parameters": {},
+                "preconditions": [], "effects": effects, "gui_procedure": gui}
+
+    world = {"meta": {"app": "Code_Hosting-GitHub_app", "version": "1", "initial_page_id": "LIST",
+                      "terminal_pages": ["DONE"]},
+             "pages": [{"id": "LIST", "signature_schema": {"private_only": "boolean|null", "sorted": "boolean|null"},
+                        "actions": [
+                            act("ACT_REPOS_FILTER_PRIVATE_CHECKBOX", [{"op": "click", "selector": "filter-private-checkbox"}],
+                                [{"op": "set", "path": "$.private_only", "value": True}]),
+                            act("ACT_REPOS_SORT", [{"op": "click", "selector": "repos-sort-dropdown"},
+                                                   {"op": "click", "selector": "repos-sort-updated-desc"}],
+                                [{"op": "set", "path": "$.sorted", "value": True}]),
+                            act("ACT_REPOS_NEW_REPO", [{"op": "click", "selector": "new-repo-button"}], [], "DONE")]},
+                       {"id": "DONE", "signature_schema": {}, "actions": []}]}
+    path = tmp_path / "world_fsm.json"
+    path.write_text(json.dumps(world))
+    return path
+
+
+def test_a_drop_down_is_a_menu_of_options_and_a_checkbox_says_what_it_ticks(tmp_path: Path) -> None:
+    from fsmc.codegen.layout import decide_layout
+
+    spec = load(_world(tmp_path))
+    placements = decide_layout(spec)[0].placements
+    tick, opener, option, new = placements
+    assert (tick.role, tick.text) == ("toggle", "Private")
+    assert opener.kind == "opener" and opener.role != "modal" and opener.words == "Sort repositories"
+    assert option.text == "Updated, newest first" and option.menu == 0
+    assert "Confirm" not in {p.text for p in placements}
+    assert site_title(spec) == "GitHub" and site_kind(spec) == "code"

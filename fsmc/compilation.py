@@ -16,8 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from fsmc import ir
 from fsmc.checks import CHECKS, CheckContext, check
@@ -26,6 +25,9 @@ from fsmc.engines import Progress, Space, StateSpace, explore
 from fsmc.formats import Loaded, read
 from fsmc.semantics import Machine, State
 from fsmc.source import Source, read_source
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 
 class Compilation:

@@ -244,7 +244,7 @@ def test_commands_without_a_spec_act_on_every_site(tmp_path: Path, monkeypatch: 
         assert list((tmp_path / f"datasets/{site}-sft/data").glob("*.parquet"))
     assert '"max_depth": 3' in (tmp_path / "out/one/manifest.json").read_text()
     assert (tmp_path / "generated_sites/tiny/dist/index.html").is_file()  # the name the spec declares
-    assert main(["enumerate", "-o", "elsewhere"]) == 2
+    assert main(["enumerate", "-o", "elsewhere"]) == 64  # a usage error
     assert "-o/--out goes with a SPEC" in capsys.readouterr().err
 
 

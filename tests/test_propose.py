@@ -182,9 +182,9 @@ def test_profiles_are_read_from_text_and_files(in_tmp: Path) -> None:
             read_profile(bad)
 
 
-def test_a_bad_profile_or_no_task_exits_2(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_profile_exits_2_and_no_task_64(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["propose", "-o", "x.fsm", "--profile", "pages=3"]) == 2
-    assert main(["propose", "-o", "x.fsm"]) == 2
+    assert main(["propose", "-o", "x.fsm"]) == 64  # a usage error
     err = capsys.readouterr().err
     assert "needs a domain" in err and "say what to propose" in err
 

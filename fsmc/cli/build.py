@@ -20,7 +20,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", nargs="?", help="a .fsm file, an fsmc IR .json or an AutoWebWorld fsm.json "
                                                  "(default: every spec of the project, into its build folder)")
     parser.add_argument("--theme", choices=sorted(THEMES), help="look of the site (default: seeded from the spec's reference)")
-    parser.add_argument("--out", help="folder the project is written to (default: generated_sites)")
+    parser.add_argument("-o", "--out", help="folder the project is written to (default: generated_sites)")
     parser.add_argument("--screenshots", action="store_true", help="also save a 1280×720 PNG of every page to <site>/screenshots/")
     add_agent_arguments(parser)
 
@@ -29,7 +29,7 @@ def run(args: argparse.Namespace) -> int:
     if args.spec is None:
         return each_site(args, _build, lambda site: {"spec": shown(site.spec), "out": shown(site.build),
                                                      "theme": args.theme or site.theme},
-                         only_with_spec={"out": "--out"})
+                         only_with_spec={"out": "-o/--out"})
     return _build(argparse.Namespace(**{**vars(args), "out": args.out or "generated_sites"}))
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from fsmc.cli.common import (
     EXIT_OK,
-    EXIT_UNREADABLE,
+    EXIT_USAGE,
     compile_spec,
     each_site,
     fail,
@@ -144,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
                                                          "project_options": site.enumerate},
                          only_with_spec={"out": "-o/--out"})
     if args.out is None:
-        raise fail("fsmc enumerate: -o OUT is needed with a SPEC", EXIT_UNREADABLE)
+        raise fail("fsmc enumerate: -o OUT is needed with a SPEC", EXIT_USAGE)
     return _enumerate(args)
 
 

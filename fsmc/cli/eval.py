@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, fail
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, fail
 
 NAME = "eval"
 HELP = "Evaluate an agent (the oracle, random, a Python callable or an OpenAI-compatible model) on a site's tasks."
@@ -79,11 +79,11 @@ def _check_numbers(args: argparse.Namespace) -> None:
     for flag, value in (("-n", args.envs), ("--max-steps", args.max_steps), ("--episodes", args.episodes),
                         ("--timeout", args.timeout)):
         if value is not None and value < 1:
-            raise fail(f"fsmc eval: {flag} must be at least 1", EXIT_UNREADABLE)
+            raise fail(f"fsmc eval: {flag} must be at least 1", EXIT_USAGE)
     if args.retries < 0:
-        raise fail("fsmc eval: --retries must be 0 or more", EXIT_UNREADABLE)
+        raise fail("fsmc eval: --retries must be 0 or more", EXIT_USAGE)
     if args.policy == "openai" and not args.model:
-        raise fail("fsmc eval: --policy openai needs --model", EXIT_UNREADABLE)
+        raise fail("fsmc eval: --policy openai needs --model", EXIT_USAGE)
 
 
 def _progress(total: int) -> Callable[[dict[str, Any]], None]:

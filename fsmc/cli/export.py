@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, each_site, fail, given, shown
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, each_site, fail, given, shown
 from fsmc.cli.models import add_model_arguments, model_client
 from fsmc.export.writer import FORMATS
 
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if args.data is None:
         return each_site(args, _export, lambda site: _site_fields(args, site), only_with_spec={"out": "-o/--out"})
     if args.format is None or args.out is None:
-        raise fail("fsmc export: --format and -o DS are needed with DATA", EXIT_UNREADABLE)
+        raise fail("fsmc export: --format and -o DS are needed with DATA", EXIT_USAGE)
     return _export(args)
 
 

@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fsmc.cli.agent_build import add_agent_arguments, agent_client, run_agent
-from fsmc.cli.common import EXIT_OK, compile_spec, each_site, fail, print_diagnostics, require_clean, shown
+from fsmc.cli.common import EXIT_OK, compile_spec, each_site, fail, print_diagnostics, require_clean, shown, writing
 from fsmc.codegen import THEMES, BuildError, build_site, default_theme
 from fsmc.compilation import Compilation
 from fsmc.diagnostics import SpecError
 from fsmc.semantics import CompileError, Machine
+
+if TYPE_CHECKING:
+    from fsmc.llm import Client
 
 NAME = "build"
 HELP = "Build a spec into a Vue 3 site (generated_sites/<site>/dist) whose JS runtime is compiled from the spec."
@@ -38,6 +42,13 @@ def _build(args: argparse.Namespace) -> int:
     require_clean(c, "built", static=True)  # the semantic checks explore the states: too slow for every build
     _require_executable(c)
     client = agent_client(args, Path(args.out) / c.ir.site.name) if args.agent else None  # no key: exit 2 first
+    with writing(Path(args.out) / c.ir.site.name, NAME):
+        return _write(args, c, client)
+
+
+def _write(args: argparse.Namespace, c: Compilation, client: Client | None) -> int:
+    """The site's project and its dist/ (with --agent: the agent's changes; with --screenshots: a picture of each
+    page), under OUT/<the site's name>."""
     try:
         result = build_site(c.ir, args.out, args.theme)
     except BuildError as err:

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, fail
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, fail, writing
 
 NAME = "capture"
 HELP = "Record a live site (crawled in Chromium within its origin) into a WARC capture; --check replays one offline."
@@ -71,7 +71,8 @@ def _capture(args: argparse.Namespace) -> int:
         print(f"  {page['status']}  {page['url']}", file=sys.stderr)
 
     options = Options(depth=args.depth, pages=args.pages, rules=args.rules, flows=args.flows, replace=args.force)
-    manifest = capture(args.url, args.out, options, on_page=show if sys.stderr.isatty() else None)
+    with writing(args.out, NAME):
+        manifest = capture(args.url, args.out, options, on_page=show if sys.stderr.isatty() else None)
     flows = f", {len(manifest['flows'])} flows" if manifest["flows"] else ""
     print(f"{args.out}: {len(manifest['pages'])} pages{flows}, {manifest['exchanges']} requests "
           f"({manifest['responses']} responses, {manifest['revisits']} repeats), {manifest['blocked']} off-site "

@@ -6,7 +6,7 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -144,3 +144,22 @@ def _at_least(text: str, least: int) -> int:
     if value < least:
         raise argparse.ArgumentTypeError(f"must be {least} or more")
     return value
+
+
+@contextlib.contextmanager
+def writing(folder: str | Path, command: str) -> Iterator[None]:
+    """Hold the lock of the output folder `folder` while the block writes it (fsmc.lock): Exit 75 at once, naming the
+    other writer, when another command writes it now; a lock left by a killed command is taken over with a note."""
+    from fsmc.lock import FolderBusy, output_lock
+
+    with contextlib.ExitStack() as stack:
+        try:
+            lock = stack.enter_context(output_lock(Path(folder), f"fsmc {command}"))
+        except FolderBusy as busy:
+            raise fail(f"fsmc {command}: error: {busy}", EXIT_BUSY) from None
+        except OSError as err:
+            raise fail(f"{folder}: error: cannot write here: {err.strerror or err}") from None
+        if lock.stale is not None:
+            print(f"{folder}: note: took over the lock of {lock.stale}, which ended without letting go of it",
+                  file=sys.stderr)
+        yield

@@ -19,6 +19,7 @@ from fsmc.cli.common import (
     nonnegative,
     require_clean,
     shown,
+    writing,
 )
 from fsmc.cli.models import add_model_arguments, model_client
 from fsmc.enumerate import ENGINES, EngineError, Options, OutputError, Summary, enumerate_spec
@@ -151,5 +152,5 @@ def run(args: argparse.Namespace) -> int:
 def _enumerate(args: argparse.Namespace) -> int:
     """One spec; the options typed win over the project's (`project_options`, for a site of a project)."""
     opts = Options(**given(args, OPTIONS, getattr(args, "project_options", {})))
-    with progress_display("fsmc enumerate") as show:
+    with writing(args.out, NAME), progress_display("fsmc enumerate") as show:
         return _run(args, opts, show)

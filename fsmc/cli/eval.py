@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, fail
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, fail, writing
 
 NAME = "eval"
 HELP = "Evaluate an agent (the oracle, random, a Python callable or an OpenAI-compatible model) on a site's tasks."
@@ -123,9 +123,10 @@ def run(args: argparse.Namespace) -> int:
     if args.policy == "openai":
         meta |= {"model": args.model, "prompt": args.prompt}
     try:
-        results = asyncio.run(evaluate(sites, planned, make, args.out, n=args.envs, max_steps=args.max_steps,
-                                       image=IMAGE_FORMATS[args.image_format], meta=meta,
-                                       on_episode=_progress(len(planned))))
+        with writing(args.out, NAME):
+            results = asyncio.run(evaluate(sites, planned, make, args.out, n=args.envs, max_steps=args.max_steps,
+                                           image=IMAGE_FORMATS[args.image_format], meta=meta,
+                                           on_episode=_progress(len(planned))))
     except (FileExistsError, InputError) as err:
         raise fail(f"fsmc eval: {err}", EXIT_UNREADABLE) from None
     except (PolicyUnavailable, BrowserMissing, BackendError) as err:

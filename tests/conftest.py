@@ -52,6 +52,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_bad_input.py": ("cli",),
     "test_cli_exit_codes.py": ("cli",),
     "test_lock.py": ("unit",),
+    "test_hardening.py": ("unit",),
     "test_enumerate_output.py": ("cli",),
     "test_enumerate_resume.py": ("cli",),
     "test_verify.py": ("cli",),

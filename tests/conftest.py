@@ -70,6 +70,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_export.py": ("browser",),
     "test_env.py": ("browser",),
     "test_env_server.py": ("browser",),
+    "test_env_server_input.py": ("browser",),
     "test_eval.py": ("browser",),
     "test_capture.py": ("browser",),
     "test_capture_import.py": ("browser",),

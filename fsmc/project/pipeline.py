@@ -58,6 +58,7 @@ class SiteResult:
     failed: str | None = None  # the stage that failed
     error: str = ""
     pages: int | None = None
+    lines: list[str] = field(default_factory=list)  # what the run said, when it ran where no one sees its stderr
 
     @property
     def ok(self) -> bool:
@@ -269,11 +270,14 @@ class SiteRun:
         return StageResult(stage, time.perf_counter() - start, False, note)
 
 
-def run_site(site: Site, stamps: Path, say: Say = to_stderr, width: int = 0,
+def run_site(site: Site, stamps: Path, say: Say | None = to_stderr, width: int = 0,
              shard_map: Map | None = None) -> SiteResult:
     """Every stage of one site in order, in the project's folder; a failing stage ends the site's run and is reported
-    in the result. `shard_map` (on Ray) runs a big replay's shards elsewhere."""
+    in the result. `say` prints each line of progress; None keeps them in the result's `lines` instead (on Ray,
+    where a worker's output reaches the driver late or not at all). `shard_map` (on Ray) runs a big replay's
+    shards elsewhere."""
     result = SiteResult(site.name)
+    say = result.lines.append if say is None else say
     with contextlib.chdir(site.root):
         run = SiteRun(site, stamps, say, shard_map)
         for stage in STAGES:

@@ -95,6 +95,27 @@ def test_interrupt_closed_pipe_and_memory(monkeypatch: pytest.MonkeyPatch, capsy
     assert "internal error" not in capsys.readouterr().err
 
 
+INTERRUPTED = """
+import asyncio, sys
+from fsmc.cli import main, schema
+
+def interrupted(args):
+    loop = asyncio.new_event_loop()
+    failed = loop.create_future()
+    failed.set_exception(ConnectionError("the page went away"))  # never retrieved: collected as the process ends
+    raise KeyboardInterrupt
+
+schema.run = interrupted
+sys.exit(main(["schema"]))
+"""
+
+
+def test_an_interrupt_is_one_line_without_asyncio_s_leftovers() -> None:
+    """Ctrl-C in the middle of an event loop's work (`fsmc run` replaying): the futures it leaves say nothing."""
+    done = subprocess.run([sys.executable, "-c", INTERRUPTED], capture_output=True, text=True, cwd=ROOT)
+    assert (done.returncode, done.stderr) == (130, "interrupted\n")
+
+
 @pytest.mark.parametrize("argv", [["convert", str(MINI)], ["nope"], [], ["check", "--bogus", str(MINI)],
                                   ["enumerate", str(MINI), "--engine", "nope"]])
 def test_usage_errors_have_a_code_of_their_own(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:

@@ -85,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     except Exit as done:  # the command printed why it stops
         return done.code
     except KeyboardInterrupt:
+        _quiet_asyncio()
         print("interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:  # `fsmc schema | head`: the reader has gone; stop quietly
@@ -106,6 +107,15 @@ def _internal_error(err: Exception) -> int:
     else:
         print("please report this with the command you ran (FSMC_DEBUG=1 shows the traceback)", file=sys.stderr)
     return EXIT_INTERNAL
+
+
+def _quiet_asyncio() -> None:
+    """After Ctrl-C, the futures the interrupted event loops leave behind (a replay's, Playwright's) are collected
+    with their exceptions never retrieved; asyncio would log each ("Future exception was never retrieved") over the
+    one line that says the command was interrupted."""
+    import logging
+
+    logging.getLogger("asyncio").disabled = True
 
 
 def _silence_stdout() -> None:

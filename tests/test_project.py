@@ -128,9 +128,12 @@ def test_init_then_run_takes_the_example_through_every_stage(started: tuple[Path
     index = (folder / "out/index.html").read_text()
     for link in ("../data/example/gallery/index.html", "example/stats.png", "example/graph.svg"):
         assert f'href="{link}"' in index and (folder / "out" / link).is_file(), link
-    row = r"^example\s+3\s+[\d,]+\s+\d+\s+[\d,]+\s+100\.0%\s+\d+\s+[\d.]+ s\s+ok$"  # the summary table's row
+    # the summary table's row: 100 % of the 2 trajectories replayed, a run the caps made partial, which it says
+    row = (r"^example\s+3\s+[\d,]+\s+\d+\s+[\d,]+\s+100\.0%\s+\d+\s+[\d.]+ s\s+ok, partial: "
+           r"states capped \(max_depth 3, max_states [\d,]+\); replayed 2 of [\d,]+ trajectories \(limit 2\)$")
     assert re.search(row, done.stdout, re.M), done.stdout
-    assert "1 of 1 sites ok; 6 stages run, 0 skipped" in done.stdout
+    assert "1 of 1 sites ok, partial: example (see the status column); 6 stages run, 0 skipped" in done.stdout
+    assert "ok, partial: states capped (max_depth 3" in index
 
 
 def test_a_second_run_skips_every_stage_and_changes_nothing(started: tuple[Path, subprocess.CompletedProcess[str]],

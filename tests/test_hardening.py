@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from fsmc import Compilation, load
+from fsmc.diagnostics import Diagnostic, SpecError
+from fsmc.formats import to_ir_json
 
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "tests" / "fixtures" / "mini.fsm"
@@ -21,3 +26,32 @@ def test_convert_writes_with_the_users_umask(tmp_path: Path, umask: str, mode: i
                           text=True)
     assert done.returncode == 0, done.stderr
     assert stat.S_IMODE(out.stat().st_mode) == mode  # was 0600, the temporary file's mode
+
+
+def _diagnostics(path: Path) -> tuple[Diagnostic, ...]:
+    try:
+        return Compilation(str(path)).diagnostics
+    except SpecError as err:
+        return err.diagnostics
+
+
+def test_ir_json_diagnostics_say_where_in_the_file(tmp_path: Path) -> None:
+    """Checks of an IR JSON point at the node's object in the file (they said `:0:0:`)."""
+    ir_json = tmp_path / "mini.ir.json"
+    text = to_ir_json(load(MINI)).replace('"table": "items"', '"table": "itemz"', 1)
+    ir_json.write_text(text, encoding="utf-8")
+    found = _diagnostics(ir_json)
+    assert found and all(d.span.file == str(ir_json) and d.span.line > 0 and d.span.col > 0 for d in found)
+    unknown = next(d for d in found if d.code == "E102")
+    lines = text.splitlines()
+    assert '"table": "itemz"' in "".join(lines[unknown.span.line - 1:unknown.span.line + 4])
+
+
+def test_an_invalid_ir_is_located_at_its_json_path(tmp_path: Path) -> None:
+    data = json.loads(to_ir_json(load(MINI)))
+    data["pages"][1]["actions"][0]["name"] = 3
+    path = tmp_path / "bad.ir.json"
+    path.write_text(json.dumps(data, indent=2), encoding="utf-8")
+    (d,) = _diagnostics(path)
+    line = path.read_text(encoding="utf-8").splitlines()[d.span.line - 1]
+    assert d.code == "E005" and "pages.1.actions.0.name" in d.message and line.strip() == '"name": 3,'

@@ -62,6 +62,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_build_widgets.py": ("build",),
     "test_enumerate_search.py": ("differential",),
     "test_fuzz.py": ("differential",),
+    "test_fuzz_inputs.py": ("cli",),
     "test_native.py": ("native", "differential"),
     "test_promela.py": ("spin", "differential"),
     "test_properties.py": ("unit", "spin", "differential"),

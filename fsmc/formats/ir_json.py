@@ -11,6 +11,7 @@ from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
 from fsmc.formats.awm_where import json_offsets  # where each JSON path starts: the scanner AutoWebWorld's reader uses
 from fsmc.formats.json_text import json_data, too_deep
+from fsmc.formats.located import Where
 from fsmc.frontend.limits import check_nesting
 from fsmc.source import Source, recall
 
@@ -54,55 +55,15 @@ def from_ir_data(data: Any, file: str, text: str | None = None) -> ir.Spec:
         path = tuple(first["loc"])
         where = ".".join(str(x) for x in path)
         raise SpecError([Diagnostic("E005", f"not a valid fsmc IR: {where}: {first['msg']}",
-                                    _Where(source, offsets).span(path),
+                                    Where(source, offsets).span(path),
                                     hint=f"{err.error_count()} problem(s) in all")]) from None
     except RecursionError:
         raise too_deep(file) from None
     try:
-        return _Where(source, offsets).located(spec, ())
+        return Where(source, offsets).located(spec)
     except RecursionError:  # deeper than the nesting check lets through: left unlocated
         return spec
 
-
-JsonPath = tuple[str | int, ...]
-
-
-class _Where:
-    """Spans from JSON paths: where each path (or the deepest part of it known) starts in the source's text."""
-
-    def __init__(self, source: Source | None, offsets: dict[JsonPath, int]):
-        self.source, self.offsets = source, offsets
-        self.file = source.name if source is not None else ""
-
-    def span(self, path: JsonPath) -> ir.Span:
-        """The span of the value at `path` (its key for an object's member); the first line when none is known."""
-        for n in range(len(path), -1, -1):
-            if path[:n] in self.offsets and self.source is not None:
-                line, col = self.source.position(self.offsets[path[:n]])
-                return ir.Span(file=self.file, line=line, col=col, end_line=line, end_col=col + 1)
-        return ir.Span(file=self.file, line=1, col=1, end_line=1, end_col=2)
-
-    def located(self, node: ir.Node, path: JsonPath) -> Any:
-        """`node` with a span on it and on every node below it that has none: where its JSON path starts."""
-        changed: dict[str, Any] = {}
-        for name in type(node).model_fields:
-            value = getattr(node, name)
-            if name != "span" and isinstance(value, ir.Node | tuple):
-                located = self._value(value, (*path, name))
-                if located is not value:
-                    changed[name] = located
-        span = getattr(node, "span", None)
-        if isinstance(span, ir.Span) and not span.file:
-            changed["span"] = self.span(path)
-        return node.model_copy(update=changed) if changed else node
-
-    def _value(self, value: Any, path: JsonPath) -> Any:
-        if isinstance(value, ir.Node):
-            return self.located(value, path)
-        if isinstance(value, tuple):
-            items = tuple(self._value(v, (*path, i)) for i, v in enumerate(value))
-            return value if all(a is b for a, b in zip(items, value, strict=True)) else items
-        return value
 
 
 def from_ir_json(text: str, file: str = "<ir>") -> ir.Spec:

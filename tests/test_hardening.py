@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from fsmc import Compilation, load
+from fsmc.cli import main
 from fsmc.diagnostics import Diagnostic, SpecError
 from fsmc.formats import to_ir_json
 
@@ -55,3 +56,8 @@ def test_an_invalid_ir_is_located_at_its_json_path(tmp_path: Path) -> None:
     (d,) = _diagnostics(path)
     line = path.read_text(encoding="utf-8").splitlines()[d.span.line - 1]
     assert d.code == "E005" and "pages.1.actions.0.name" in d.message and line.strip() == '"name": 3,'
+
+
+def test_check_says_how_many_states_are_reachable(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", str(MINI)]) == 0
+    assert capsys.readouterr().out == f"{MINI}: ok with 3 warnings; 25,536 reachable states, 22 moves deep at most\n"

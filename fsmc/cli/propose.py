@@ -105,7 +105,9 @@ def _write(outcome: Outcome, out: Path, to: str, rounds: int) -> int:
             print(last.verdict.report, file=sys.stderr)
         why = last.verdict.summary() if last is not None and last.verdict is not None else \
             f"the last reply held no spec ({last.error})" if last is not None else "no round ran"
-        raise fail(f"{out}: not written: no clean spec after {rounds} round{'s' * (rounds != 1)} ({why}); "
+        ok = last is not None and last.verdict is not None and last.verdict.check_ok
+        also = "; `fsmc check` calls the last spec ok, but propose needs what is said above" if ok else ""
+        raise fail(f"{out}: not written: no clean spec after {rounds} round{'s' * (rounds != 1)} ({why}){also}; "
                    "raise --rounds, or read the transcript", EXIT_ERRORS)
     assert last.spec is not None and last.verdict.spec is not None
     try:

@@ -61,3 +61,16 @@ def test_an_invalid_ir_is_located_at_its_json_path(tmp_path: Path) -> None:
 def test_check_says_how_many_states_are_reachable(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", str(MINI)]) == 0
     assert capsys.readouterr().out == f"{MINI}: ok with 3 warnings; 25,536 reachable states, 22 moves deep at most\n"
+
+
+@pytest.mark.parametrize("argv", [["verify", "{missing}"], ["stats", "{missing}"], ["view", "{missing}"],
+                                  ["serve-env", "{missing}"], ["graph", "{missing}"], ["check", "{missing}"],
+                                  ["import", "{missing}", "-o", "{tmp}/x.fsm"],
+                                  ["replay", "{missing}", "--site", "{missing}", "-o", "{tmp}/data"]])
+def test_an_unreadable_path_exits_2_and_leaves_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       argv: list[str]) -> None:
+    typed = [a.format(missing=tmp_path / "missing", tmp=tmp_path) for a in argv]
+    assert main(typed) == 2
+    err = capsys.readouterr().err
+    assert "missing" in err and "Traceback" not in err and "internal error" not in err
+    assert list(tmp_path.iterdir()) == []  # no output folder, no lock file left behind

@@ -69,9 +69,15 @@ BROKEN_WORLD = """\
 """
 
 
+CHECKOUT = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent),
+                                                                   os.environ.get("PYTHONPATH")]))}
+"""The environment of the commands run here: the fsmc of this checkout, wherever the project's folder is (an fsmc
+installed from another checkout would be imported otherwise, by Ray's workers too)."""
+
+
 def fsmc(cwd: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "fsmc", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, check=False)
+                          timeout=timeout, check=False, env=CHECKOUT)
 
 
 def tree(root: Path, skip: tuple[str, ...] = (".fsmc", "node_modules")) -> dict[str, str]:
@@ -270,7 +276,9 @@ def test_without_a_spec_or_a_project_the_command_says_what_to_do(tmp_path: Path,
 def ray_cluster() -> Iterator[str]:
     """A local Ray cluster of three CPUs for the module (more than the sites: replays are split); its address."""
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTHONPATH", CHECKOUT["PYTHONPATH"])  # the workers Ray starts import this checkout's fsmc
+        ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
     try:
         yield ray.get_runtime_context().gcs_address
     finally:

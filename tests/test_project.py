@@ -69,15 +69,16 @@ BROKEN_WORLD = """\
 """
 
 
-CHECKOUT = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent),
-                                                                   os.environ.get("PYTHONPATH")]))}
-"""The environment of the commands run here: the fsmc of this checkout, wherever the project's folder is (an fsmc
-installed from another checkout would be imported otherwise, by Ray's workers too)."""
+def checkout_path() -> str:
+    """PYTHONPATH with this checkout first: the commands run here, and Ray's workers, import its fsmc wherever the
+    project's folder is (an fsmc installed from another checkout would be imported otherwise)."""
+    return os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")]))
 
 
 def fsmc(cwd: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": checkout_path()}  # read now: Ray's driver sets variables the commands need
     return subprocess.run([sys.executable, "-m", "fsmc", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, check=False, env=CHECKOUT)
+                          timeout=timeout, check=False, env=env)
 
 
 def tree(root: Path, skip: tuple[str, ...] = (".fsmc", "node_modules")) -> dict[str, str]:
@@ -277,7 +278,7 @@ def ray_cluster() -> Iterator[str]:
     """A local Ray cluster of three CPUs for the module (more than the sites: replays are split); its address."""
     ray = pytest.importorskip("ray")
     with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYTHONPATH", CHECKOUT["PYTHONPATH"])  # the workers Ray starts import this checkout's fsmc
+        patch.setenv("PYTHONPATH", checkout_path())  # the workers Ray starts import this checkout's fsmc
         ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
     try:
         yield ray.get_runtime_context().gcs_address

@@ -70,8 +70,8 @@ BROKEN_WORLD = """\
 
 
 def checkout_path() -> str:
-    """PYTHONPATH with this checkout first: the commands run here, and Ray's workers, import its fsmc wherever the
-    project's folder is (an fsmc installed from another checkout would be imported otherwise)."""
+    """PYTHONPATH with this checkout first: the commands run here import its fsmc wherever the project's folder is
+    (an fsmc installed from another checkout would be imported otherwise)."""
     return os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")]))
 
 
@@ -277,9 +277,7 @@ def test_without_a_spec_or_a_project_the_command_says_what_to_do(tmp_path: Path,
 def ray_cluster() -> Iterator[str]:
     """A local Ray cluster of three CPUs for the module (more than the sites: replays are split); its address."""
     ray = pytest.importorskip("ray")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PYTHONPATH", checkout_path())  # the workers Ray starts import this checkout's fsmc
-        ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
+    ray.init(num_cpus=3, include_dashboard=False, log_to_driver=False)
     try:
         yield ray.get_runtime_context().gcs_address
     finally:

@@ -16,8 +16,7 @@ from collections import Counter
 from collections.abc import Callable
 from functools import cached_property
 from pathlib import Path
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from fsmc import ir
 from fsmc.checks import CHECKS, CheckContext, check
@@ -27,6 +26,17 @@ from fsmc.formats import Loaded, read
 from fsmc.semantics import Machine, State
 from fsmc.source import Source, read_source
 
+if TYPE_CHECKING:
+    import networkx as nx
+
+
+def _folder_of(spec: Path) -> Path:
+    """The folder the spec file lies in, its links followed (a loop of links is said when the file is read: E002)."""
+    try:
+        return spec.resolve().parent
+    except (RuntimeError, OSError):  # RuntimeError: Python 3.11's "Symlink loop"
+        return spec.absolute().parent
+
 
 class Compilation:
     """`Compilation("specs/shop.fsm").machine` parses, checks and compiles, raising SpecError on errors."""
@@ -34,7 +44,7 @@ class Compilation:
     def __init__(self, spec: str | Path | ir.Spec | Source, *, text: str | None = None):
         self._given = Source(str(spec), text) if text is not None else spec
         # where table files lie: beside a spec file; text and Source objects name none
-        self._base = Path(spec).resolve().parent if isinstance(spec, str | Path) and text is None else None
+        self._base = _folder_of(Path(spec)) if isinstance(spec, str | Path) and text is None else None
 
     @property
     def path(self) -> str | None:

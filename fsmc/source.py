@@ -29,7 +29,9 @@ _NOT_A_SPEC = "pass a .fsm, fsmc IR .json or AutoWebWorld fsm.json file"
 
 @dataclass(frozen=True)
 class Source:
-    """The text of one file under the name its spans give it (a leading byte order mark set aside in `bom`).
+    """The text of one file under the name its spans give it (a leading byte order mark set aside in `bom`; the
+    line ends of a file whose lines end with a carriage return alone, as classic Mac OS wrote them, read as '\\n',
+    with `cr` set).
 
     Lines and columns count from 1, lines end at '\\n' only: positions as lark and the diagnostics give them.
     """
@@ -37,17 +39,25 @@ class Source:
     name: str
     text: str
     bom: bool = False
+    cr: bool = False
 
     @classmethod
     def from_bytes(cls, name: str, data: bytes) -> Source:
         """The source of these bytes; UnicodeDecodeError when they are not UTF-8."""
-        text = data.decode("utf-8")
-        return cls(name, text.removeprefix(_BOM), bom=text.startswith(_BOM))
+        return cls.from_text(name, data.decode("utf-8"))
+
+    @classmethod
+    def from_text(cls, name: str, text: str) -> Source:
+        """The source of a file's text as decoded: its byte order mark and CR-only line ends set aside."""
+        bom, text = text.startswith(_BOM), text.removeprefix(_BOM)
+        cr = "\r" in text and "\n" not in text  # else a line of `# comment` would run to the end of the file
+        return cls(name, text.replace("\r", "\n") if cr else text, bom=bom, cr=cr)
 
     @cached_property
     def data(self) -> bytes:
         """The bytes read: UTF-8 decodes losslessly, so encoding the text again gives them back."""
-        return ((_BOM if self.bom else "") + self.text).encode("utf-8", errors="surrogatepass")
+        text = self.text.replace("\n", "\r") if self.cr else self.text
+        return ((_BOM if self.bom else "") + text).encode("utf-8", errors="surrogatepass")
 
     @cached_property
     def digest(self) -> str:
@@ -141,7 +151,7 @@ def read_source(path: str | Path) -> Source:
         raise _not_utf8(data, err, file) from None
     if not text.strip():
         raise _unreadable(file, "file is empty", hint="a spec starts with `site NAME { entry PAGE }`")
-    return Source(file, text.removeprefix(_BOM), bom=text.startswith(_BOM))
+    return Source.from_text(file, text)
 
 
 # ---------------------------------------------------------------- remembered sources

@@ -79,6 +79,9 @@ CASES: dict[str, tuple[Callable[[], Files], str, int, str]] = {
     "int[0..1000000000]": (lambda: {"wide_int.fsm": _spec(
         'page p {\n  var n: int[0..1000000000] = 0\n  action inc { require n < 5  n += 1  gui { click "inc" } }\n}\n')},
         "wide_int.fsm", ERRORS, "E221"),
+    "a range of 300,000,000 carried to another page": (lambda: {"carry.fsm": _spec(
+        'page p {\n  var n: int[0..300000000] = 0\n  action go { goto q carry n  gui { click "go" } }\n}\n'
+        'page q { var n: int[0..300000000] = 0 }\n')}, "carry.fsm", ERRORS, "E221"),  # compared by bounds, not listed
     "a set over a huge domain": (lambda: {"big_set.fsm": _domain("set<int[0..1000000]>")}, "big_set.fsm",
                                  ERRORS, "E221"),
     "a map over a huge domain": (lambda: {"big_map.fsm": _domain("map<int[0..100000], int[0..100000]>")},
@@ -196,3 +199,19 @@ def test_long_lines_are_shown_around_the_caret(tmp_path: Path) -> None:
 def test_json_format_reports_unreadable_input(tmp_path: Path) -> None:
     got, out, err = fsmc_check(tmp_path / "missing.fsm", "--format", "json")
     assert got == UNREADABLE and json.loads(out)[0]["code"] == "E002" and "Traceback" not in err
+
+
+def test_a_loop_of_links_is_unreadable_input(tmp_path: Path) -> None:
+    loop = tmp_path / "loop.fsm"
+    loop.symlink_to(loop)
+    err = assert_reported(loop, UNREADABLE, "E002")
+    assert "Too many levels of symbolic links" in err
+
+
+def test_lines_ending_in_a_carriage_return_alone_are_lines(tmp_path: Path) -> None:
+    """Classic Mac OS line ends: the comment on the first line ends there, and positions count the lines."""
+    path = tmp_path / "mac.fsm"
+    path.write_bytes(b'# a comment\rsite s { entry p }\rpage p { action a { goto p gui { click "a" } } }\rpage q { }\r')
+    got, _, err = fsmc_check(path)
+    assert got == 0 and f"{path}:4:1: warning[W401]: page 'q' is unreachable" in err, err
+    assert "4 | page q { }" in err

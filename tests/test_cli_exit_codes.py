@@ -1,17 +1,20 @@
-"""Exit codes across the command line: 2 unreadable input, 1 a spec with errors, 3 a bug in fsmc, never a traceback."""
+"""Exit codes across the command line: 2 unreadable input, 1 a spec with errors, 3 a bug in fsmc, 64 a usage error,
+never a traceback."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
-from fsmc.cli import main
+from fsmc.cli import build_parser, main
 from fsmc.cli import schema as schema_command
 
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "tests" / "fixtures" / "mini.fsm"
-OK, ERRORS, UNREADABLE, INTERNAL = 0, 1, 2, 3
+OK, ERRORS, UNREADABLE, INTERNAL, USAGE = 0, 1, 2, 3, 64
 
 
 def _argv(command: str, spec: Path, out: Path) -> list[str]:
@@ -21,7 +24,7 @@ def _argv(command: str, spec: Path, out: Path) -> list[str]:
         "convert": ["convert", str(spec), "--to", "ir", "-o", str(out / "ir.json")],
         "graph": ["graph", str(spec), "-o", str(out / "g.svg")],
         "enumerate": ["enumerate", str(spec), "-o", str(out / "o")],
-        "build": ["build", str(spec), "--out", str(out / "site")],
+        "build": ["build", str(spec), "-o", str(out / "site")],
     }[command]
 
 
@@ -92,7 +95,74 @@ def test_interrupt_closed_pipe_and_memory(monkeypatch: pytest.MonkeyPatch, capsy
     assert "internal error" not in capsys.readouterr().err
 
 
-def test_usage_errors_stay_argparse_errors(capsys: pytest.CaptureFixture[str]) -> None:
-    with pytest.raises(SystemExit) as exit_:
-        main(["convert", str(MINI)])  # --to is required
-    assert exit_.value.code == 2 and "internal error" not in capsys.readouterr().err
+INTERRUPTED = """
+import asyncio, sys
+from fsmc.cli import main, schema
+
+def interrupted(args):
+    loop = asyncio.new_event_loop()
+    failed = loop.create_future()
+    failed.set_exception(ConnectionError("the page went away"))  # never retrieved: collected as the process ends
+    raise KeyboardInterrupt
+
+schema.run = interrupted
+sys.exit(main(["schema"]))
+"""
+
+
+def test_an_interrupt_is_one_line_without_asyncio_s_leftovers() -> None:
+    """Ctrl-C in the middle of an event loop's work (`fsmc run` replaying): the futures it leaves say nothing."""
+    done = subprocess.run([sys.executable, "-c", INTERRUPTED], capture_output=True, text=True, cwd=ROOT)
+    assert (done.returncode, done.stderr) == (130, "interrupted\n")
+
+
+@pytest.mark.parametrize("argv", [["convert", str(MINI)], ["nope"], [], ["check", "--bogus", str(MINI)],
+                                  ["enumerate", str(MINI), "--engine", "nope"]])
+def test_usage_errors_have_a_code_of_their_own(capsys: pytest.CaptureFixture[str], argv: list[str]) -> None:
+    with pytest.raises(SystemExit) as exit_:  # argparse's errors
+        main(argv)
+    err = capsys.readouterr().err
+    assert exit_.value.code == USAGE != UNREADABLE and "usage: fsmc" in err and "internal error" not in err
+    assert main(["enumerate", str(MINI)]) == USAGE  # the commands' own: -o OUT is needed with a SPEC
+
+
+def test_the_exit_codes_are_in_the_help_and_the_readme(capsys: pytest.CaptureFixture[str]) -> None:
+    for argv in (["--help"], ["check", "--help"]):
+        with pytest.raises(SystemExit) as exit_:
+            main(argv)
+        assert exit_.value.code == OK
+        assert "64 usage error" in " ".join(capsys.readouterr().out.split())
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    assert "2 unreadable input" in readme and "64 a usage error" in readme
+
+
+PROBE = """
+import sys
+from fsmc.cli import build_parser, main
+try:
+    main({argv!r})
+except SystemExit:
+    pass
+late = ("networkx", "numpy", "rich", "lark", "playwright", "fsmc.cli.", "fsmc.codegen", "fsmc.enumerate", "fsmc.replay")
+print(" ".join(sorted(m for m in sys.modules if m.startswith(late) or m in late)))
+"""
+
+
+@pytest.mark.parametrize(("argv", "imported"), [(["--version"], "fsmc.cli.exits"),
+                                                (["check", str(MINI)], "fsmc.cli.check fsmc.cli.common fsmc.cli.exits")])
+def test_a_command_imports_only_what_it_needs(argv: list[str], imported: str) -> None:
+    """A fast start: `fsmc --version` imports no command; `fsmc check` neither networkx, numpy, rich, lark (the
+    fast parser reads mini.fsm) nor any later stage."""
+    done = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv)], capture_output=True, text=True, cwd=ROOT)
+    assert done.stdout.splitlines()[-1] == imported, done.stdout + done.stderr
+
+
+WRITERS = ("build", "capture", "convert", "enumerate", "eval", "export", "graph", "import", "propose", "replay",
+           "serve", "stats", "test", "view")
+
+
+@pytest.mark.parametrize("command", WRITERS)
+def test_every_command_that_writes_takes_its_output_as_o(command: str) -> None:
+    parser = build_parser([command])
+    sub = next(a for a in parser._actions if a.dest == "command").choices[command]  # type: ignore[union-attr]
+    assert any("-o" in a.option_strings for a in sub._actions), f"fsmc {command} has no -o"

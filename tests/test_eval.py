@@ -195,17 +195,17 @@ def test_an_unreachable_endpoint_stops_with_one_line_and_writes_nothing(shop_sit
     assert not (tmp_path / "out").exists() and not (tmp_path / ".out.tmp").exists()
 
 
-@pytest.mark.parametrize(("args", "message"), [
-    (["--site", "nosuchsite"], "is not a built site"),
-    (["--tasks", "no/such-task"], "no task 'no/such-task'"),
-    (["--policy", "telepathy"], "unknown policy 'telepathy'"),
-    (["--data", "nowhere"], "nowhere holds no replay"),
-    (["--policy", "callable:no_such_module:act"], "cannot import 'no_such_module'"),
-    (["--policy", "openai"], "needs --model"),
-    (["-n", "0"], "-n must be at least 1"),
+@pytest.mark.parametrize(("args", "message", "exit_code"), [
+    (["--site", "nosuchsite"], "is not a built site", 2),
+    (["--tasks", "no/such-task"], "no task 'no/such-task'", 2),
+    (["--policy", "telepathy"], "unknown policy 'telepathy'", 2),
+    (["--data", "nowhere"], "nowhere holds no replay", 2),
+    (["--policy", "callable:no_such_module:act"], "cannot import 'no_such_module'", 2),
+    (["--policy", "openai"], "needs --model", 64),  # usage errors
+    (["-n", "0"], "-n must be at least 1", 64),
 ])
 def test_bad_input_is_one_line_and_exit_2(shop_site: Path, shop_out: Path, tmp_path: Path, capsys: Any,
-                                          args: list[str], message: str) -> None:
+                                          args: list[str], message: str, exit_code: int) -> None:
     base = {"--site": "shop", "--dist": str(shop_site), "--tasks-from": str(shop_out), "--policy": "oracle"}
     for flag, value in zip(args[::2], args[1::2], strict=True):
         base[flag] = value
@@ -214,7 +214,7 @@ def test_bad_input_is_one_line_and_exit_2(shop_site: Path, shop_out: Path, tmp_p
     argv = ["eval", *[x for kv in base.items() for x in kv], "-o", str(tmp_path / "out")]
     code = main(argv)
     err = capsys.readouterr().err
-    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    assert code == exit_code and message in err and len(err.strip().splitlines()) == 1, err
     assert not (tmp_path / "out").exists()
 
 

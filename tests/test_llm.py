@@ -76,6 +76,16 @@ def test_a_cached_reply_asks_nothing_and_is_the_same_bytes(provider: str, tmp_pa
     assert all(e["cost_usd"] == 0.0 for e in ledger if e["cached"])
 
 
+def test_a_request_asked_again_on_purpose_is_not_answered_from_its_own_cache(provider: str, tmp_path: Path) -> None:
+    """A loop whose retry comes out word for word the same asks the model again (`repeat`); a rerun replays both."""
+    with StandIn(["first answer", "second answer"]) as server:
+        asking = client(server, provider, tmp_path)
+        assert [asking.complete(ASK, repeat=n).text for n in range(2)] == ["first answer", "second answer"]
+        rerun = client(server, provider, tmp_path)
+        assert [rerun.complete(ASK, repeat=n).text for n in range(2)] == ["first answer", "second answer"]
+        assert rerun.complete(ASK).text == "first answer" and len(server.requests) == 2
+
+
 def test_another_request_is_another_key() -> None:
     other = Request((Message("user", "A bakery!"),), schema=SCHEMA)
     assert ASK.key("openai", "m") != other.key("openai", "m") != other.key("gemini", "m")

@@ -69,9 +69,16 @@ BROKEN_WORLD = """\
 """
 
 
+def checkout_path() -> str:
+    """PYTHONPATH with this checkout first: the commands run here import its fsmc wherever the project's folder is
+    (an fsmc installed from another checkout would be imported otherwise)."""
+    return os.pathsep.join(filter(None, [str(Path(__file__).resolve().parent.parent), os.environ.get("PYTHONPATH")]))
+
+
 def fsmc(cwd: Path, *args: str, timeout: int = 300) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": checkout_path()}  # read now: Ray's driver sets variables the commands need
     return subprocess.run([sys.executable, "-m", "fsmc", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=timeout, check=False)
+                          timeout=timeout, check=False, env=env)
 
 
 def tree(root: Path, skip: tuple[str, ...] = (".fsmc", "node_modules")) -> dict[str, str]:
@@ -128,9 +135,12 @@ def test_init_then_run_takes_the_example_through_every_stage(started: tuple[Path
     index = (folder / "out/index.html").read_text()
     for link in ("../data/example/gallery/index.html", "example/stats.png", "example/graph.svg"):
         assert f'href="{link}"' in index and (folder / "out" / link).is_file(), link
-    row = r"^example\s+3\s+[\d,]+\s+\d+\s+[\d,]+\s+100\.0%\s+\d+\s+[\d.]+ s\s+ok$"  # the summary table's row
+    # the summary table's row: 100 % of the 2 trajectories replayed, a run the caps made partial, which it says
+    row = (r"^example\s+3\s+[\d,]+\s+\d+\s+[\d,]+\s+100\.0%\s+\d+\s+[\d.]+ s\s+ok, partial: "
+           r"states capped \(max_depth 3, max_states [\d,]+\); replayed 2 of [\d,]+ trajectories \(limit 2\)$")
     assert re.search(row, done.stdout, re.M), done.stdout
-    assert "1 of 1 sites ok; 6 stages run, 0 skipped" in done.stdout
+    assert "1 of 1 sites ok, partial: example (see the status column); 6 stages run, 0 skipped" in done.stdout
+    assert "ok, partial: states capped (max_depth 3" in index
 
 
 def test_a_second_run_skips_every_stage_and_changes_nothing(started: tuple[Path, subprocess.CompletedProcess[str]],
@@ -244,7 +254,7 @@ def test_commands_without_a_spec_act_on_every_site(tmp_path: Path, monkeypatch: 
         assert list((tmp_path / f"datasets/{site}-sft/data").glob("*.parquet"))
     assert '"max_depth": 3' in (tmp_path / "out/one/manifest.json").read_text()
     assert (tmp_path / "generated_sites/tiny/dist/index.html").is_file()  # the name the spec declares
-    assert main(["enumerate", "-o", "elsewhere"]) == 2
+    assert main(["enumerate", "-o", "elsewhere"]) == 64  # a usage error
     assert "-o/--out goes with a SPEC" in capsys.readouterr().err
 
 

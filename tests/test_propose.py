@@ -182,11 +182,22 @@ def test_profiles_are_read_from_text_and_files(in_tmp: Path) -> None:
             read_profile(bad)
 
 
-def test_a_bad_profile_or_no_task_exits_2(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_bad_profile_exits_2_and_no_task_64(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["propose", "-o", "x.fsm", "--profile", "pages=3"]) == 2
-    assert main(["propose", "-o", "x.fsm"]) == 2
+    assert main(["propose", "-o", "x.fsm"]) == 64  # a usage error
     err = capsys.readouterr().err
     assert "needs a domain" in err and "say what to propose" in err
+
+
+def test_a_spec_fsmc_check_calls_ok_is_said_so_with_what_propose_needs_more(
+        in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    no_tasks = EXAMPLE[:EXAMPLE.index("task borrow")]
+    with StandIn([spec_reply(no_tasks)] * 3) as server:
+        assert propose(server, "--rounds", "3") == 1
+    assert len(server.requests) == 3  # the third round's request was the second's again: asked anew, not cached
+    err = " ".join(capsys.readouterr().err.split())
+    assert "0 errors, 0 warnings" in err and "propose needs P002: the spec has no task" in err
+    assert "`fsmc check` calls the last spec ok, but propose needs what is said above" in err
 
 
 def test_the_state_budget_and_a_missing_task_are_diagnostics() -> None:

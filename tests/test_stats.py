@@ -27,6 +27,7 @@ def test_stats_counts_and_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     printed = capsys.readouterr().out
     for title in ("goals per type", "per page", "goals on it", "trajectory lengths", "positive trajectories", "states per depth"):
         assert title in printed
+    assert "partial: the enumeration was capped" in " ".join(printed.split())  # max_depth 8 of mini's 22
     assert main(["stats", str(out)]) == 0  # by default the PNG goes into OUT
     assert (out / "stats.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     (out / "stats.png").unlink()

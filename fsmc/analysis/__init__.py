@@ -1,5 +1,5 @@
 """Analyses over a spec that never change the IR: the page graph and the drawing of it."""
 
-from fsmc.analysis.pages import page_graph
+from fsmc.analysis.pages import linked_pages, page_graph
 
-__all__ = ["page_graph"]
+__all__ = ["linked_pages", "page_graph"]

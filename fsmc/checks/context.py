@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from functools import cached_property
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from fsmc import ir
 from fsmc.analysis import page_graph
 from fsmc.engines import StateSpace
 from fsmc.engines.python import explore
 from fsmc.semantics import CompileError, Machine
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 STATE_CAP = 200_000
 

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-import networkx as nx
-
 from fsmc import ir
+from fsmc.analysis import linked_pages
 from fsmc.checks._semantic import capped, explored
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
@@ -14,8 +13,7 @@ from fsmc.diagnostics import Diagnostic
 
 def graph_reachable(ctx: CheckContext) -> set[str]:
     """Pages with a navigation path from the entry page (the entry page included)."""
-    entry, graph = ctx.spec.site.entry, ctx.page_graph
-    return {entry, *nx.descendants(graph, entry)} if entry in graph else set()
+    return linked_pages(ctx.spec, ctx.spec.site.entry)
 
 
 def _entry_note(spec: ir.Spec) -> tuple[ir.Span, str]:

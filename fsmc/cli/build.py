@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fsmc.cli.agent_build import add_agent_arguments, agent_client, run_agent
-from fsmc.cli.common import EXIT_OK, compile_spec, each_site, fail, print_diagnostics, require_clean, shown
+from fsmc.cli.common import EXIT_OK, compile_spec, each_site, fail, print_diagnostics, require_clean, shown, writing
 from fsmc.codegen import THEMES, BuildError, build_site, default_theme
 from fsmc.codegen.inventory import invented
 from fsmc.compilation import Compilation
 from fsmc.diagnostics import SpecError
 from fsmc.semantics import CompileError, Machine
+
+if TYPE_CHECKING:
+    from fsmc.llm import Client
 
 NAME = "build"
 HELP = "Build a spec into a Vue 3 site (generated_sites/<site>/dist) whose JS runtime is compiled from the spec."
@@ -22,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", nargs="?", help="a .fsm file, an fsmc IR .json or an AutoWebWorld fsm.json "
                                                  "(default: every spec of the project, into its build folder)")
     parser.add_argument("--theme", choices=sorted(THEMES), help="look of the site (default: seeded from the spec's reference)")
-    parser.add_argument("--out", help="folder the project is written to (default: generated_sites)")
+    parser.add_argument("-o", "--out", help="folder the project is written to (default: generated_sites)")
     parser.add_argument("--screenshots", action="store_true", help="also save a 1280×720 PNG of every page to <site>/screenshots/")
     add_agent_arguments(parser)
 
@@ -31,7 +34,7 @@ def run(args: argparse.Namespace) -> int:
     if args.spec is None:
         return each_site(args, _build, lambda site: {"spec": shown(site.spec), "out": shown(site.build),
                                                      "theme": args.theme or site.theme},
-                         only_with_spec={"out": "--out"})
+                         only_with_spec={"out": "-o/--out"})
     return _build(argparse.Namespace(**{**vars(args), "out": args.out or "generated_sites"}))
 
 
@@ -40,6 +43,13 @@ def _build(args: argparse.Namespace) -> int:
     require_clean(c, "built", static=True)  # the semantic checks explore the states: too slow for every build
     _require_executable(c)
     client = agent_client(args, Path(args.out) / c.ir.site.name) if args.agent else None  # no key: exit 2 first
+    with writing(Path(args.out) / c.ir.site.name, NAME):
+        return _write(args, c, client)
+
+
+def _write(args: argparse.Namespace, c: Compilation, client: Client | None) -> int:
+    """The site's project and its dist/ (with --agent: the agent's changes; with --screenshots: a picture of each
+    page), under OUT/<the site's name>."""
     try:
         result = build_site(c.ir, args.out, args.theme)
     except BuildError as err:

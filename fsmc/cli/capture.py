@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, fail
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, fail, writing
 
 NAME = "capture"
 HELP = "Record a live site (crawled in Chromium within its origin) into a WARC capture; --check replays one offline."
@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
         if args.check:
             return _check(args)
         if not args.url or not args.out:
-            raise fail("fsmc capture: give the site's URL and -o FOLDER (or --check CAPTURE)", EXIT_UNREADABLE)
+            raise fail("fsmc capture: give the site's URL and -o FOLDER (or --check CAPTURE)", EXIT_USAGE)
         return _capture(args)
     except CaptureError as err:
         raise fail(f"fsmc capture: error: {err}", EXIT_UNREADABLE if err.unreadable else EXIT_ERRORS) from None
@@ -71,7 +71,8 @@ def _capture(args: argparse.Namespace) -> int:
         print(f"  {page['status']}  {page['url']}", file=sys.stderr)
 
     options = Options(depth=args.depth, pages=args.pages, rules=args.rules, flows=args.flows, replace=args.force)
-    manifest = capture(args.url, args.out, options, on_page=show if sys.stderr.isatty() else None)
+    with writing(args.out, NAME):
+        manifest = capture(args.url, args.out, options, on_page=show if sys.stderr.isatty() else None)
     flows = f", {len(manifest['flows'])} flows" if manifest["flows"] else ""
     print(f"{args.out}: {len(manifest['pages'])} pages{flows}, {manifest['exchanges']} requests "
           f"({manifest['responses']} responses, {manifest['revisits']} repeats), {manifest['blocked']} off-site "
@@ -83,7 +84,7 @@ def _check(args: argparse.Namespace) -> int:
     from fsmc.capture import check
 
     if args.url:
-        raise fail("fsmc capture: --check takes the capture folder alone, not a URL", EXIT_UNREADABLE)
+        raise fail("fsmc capture: --check takes the capture folder alone, not a URL", EXIT_USAGE)
     report = check(args.check, rules=args.rules, screens=args.screens)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))

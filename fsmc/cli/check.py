@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from fsmc.cli.common import compile_spec, each_site, exit_code, print_diagnostics, shown
+from fsmc.diagnostics import has_errors
+
+if TYPE_CHECKING:
+    from fsmc.compilation import Compilation
 
 NAME = "check"
-HELP = "Check a spec and report every problem at once (exit 0 clean, 1 on errors, 2 on unreadable input)."
+HELP = ("Check a spec and report every problem at once, and how many states are reachable (exit 0 clean, 1 on errors, "
+        "2 on unreadable input).")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,8 +29,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    diagnostics = compile_spec(args.spec, args.format).diagnostics
+    c = compile_spec(args.spec, args.format)
+    diagnostics = c.diagnostics
     print_diagnostics(diagnostics, args.format)
-    if args.format == "text" and not diagnostics:
-        print(f"{args.spec}: ok")
+    if args.format == "text" and not has_errors(diagnostics):
+        warnings = len(diagnostics)
+        said = f"ok with {warnings} warning{'s' * (warnings != 1)}" if warnings else "ok"
+        print(f"{args.spec}: {said}{_states(c)}")
     return exit_code(diagnostics)
+
+
+def _states(c: Compilation) -> str:
+    """How many states the checks found reachable, as `fsmc enumerate` will meet them ("" when they explored none)."""
+    space = c.context.__dict__.get("state_space")  # explored by the semantic checks, if they ran: never explored here
+    if space is None:
+        return ""
+    n = len(space.states)
+    if not space.complete:
+        return f"; more than {n:,} reachable states (the check stopped there; fsmc enumerate --max-states caps them)"
+    return f"; {n:,} reachable states, {max(space.depth, default=0)} moves deep at most"

@@ -1,10 +1,4 @@
-"""Shared pieces of the command line: loading a spec with rendered diagnostics, exit codes.
-
-Exit codes: 0 success; 1 errors in the spec or the command's work (`fsmc check` finds an error, a
-build fails, memory runs out); 2 unreadable input (E002 for a spec: missing, empty, binary, not UTF-8, no spec; for
-other commands a missing or unreadable folder); 3 an internal error of fsmc (a bug: please report
-it); 130 interrupted (Ctrl-C); 141 the output pipe was closed (`fsmc schema | head`).
-"""
+"""Shared pieces of the command line: loading a spec with rendered diagnostics; the exit codes (fsmc/cli/exits.py)."""
 
 from __future__ import annotations
 
@@ -12,19 +6,28 @@ import argparse
 import contextlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fsmc.compilation import Compilation
+from fsmc.cli.exits import (  # noqa: F401 - the exit codes, re-exported for the commands
+    EXIT_BROKEN_PIPE,
+    EXIT_BUSY,
+    EXIT_ERRORS,
+    EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_UNREADABLE,
+    EXIT_USAGE,
+    Exit,
+    fail,
+)
 from fsmc.diagnostics import Diagnostic, SpecError, has_errors, render_json, render_text
 from fsmc.source import read_limited, recall
 
 if TYPE_CHECKING:
+    from fsmc.compilation import Compilation
     from fsmc.project import Project, Site
-
-EXIT_OK, EXIT_ERRORS, EXIT_UNREADABLE, EXIT_INTERNAL = 0, 1, 2, 3
-EXIT_INTERRUPTED, EXIT_BROKEN_PIPE = 130, 141  # 128 + SIGINT, 128 + SIGPIPE, as a shell reports them
 
 
 def _shown_text(file: str) -> str | None:
@@ -59,23 +62,11 @@ def exit_code(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> int:
     return EXIT_ERRORS if has_errors(diagnostics) else EXIT_OK
 
 
-class Exit(Exception):
-    """Ends a command with this exit code; what the user must know has been printed already."""
-
-    def __init__(self, code: int):
-        super().__init__(code)
-        self.code = code
-
-
-def fail(message: str, code: int = EXIT_ERRORS) -> Exit:
-    """Prints `message` to stderr and returns the Exit to raise: `raise fail(f"{path}: error: ...")`."""
-    print(message, file=sys.stderr)
-    return Exit(code)
-
-
 def compile_spec(path: str, fmt: str = "text") -> Compilation:
     """The compilation of the spec at `path` with its IR read, or Exit after printing why it cannot be read:
     2 when the input is no readable spec (E002), 1 when it is a spec with errors (syntax, table files, ...)."""
+    from fsmc.compilation import Compilation  # here, not above: `fsmc --version` and `fsmc init` need none of it
+
     c = Compilation(path)
     try:
         c.ir  # noqa: B018 - the phase that reads and parses
@@ -122,7 +113,7 @@ def each_site(args: argparse.Namespace, run_one: Callable[[argparse.Namespace], 
     typed = [flag for attr, flag in (only_with_spec or {}).items() if getattr(args, attr, None) is not None]
     if typed:
         raise fail(f"fsmc {command}: {typed[0]} goes with a SPEC (or OUT); without one, every site of the project is "
-                   "done with the folders its project file names", EXIT_UNREADABLE)
+                   "done with the folders its project file names", EXIT_USAGE)
     worst = EXIT_OK
     for site in current_project(command).sites:
         try:
@@ -153,3 +144,22 @@ def _at_least(text: str, least: int) -> int:
     if value < least:
         raise argparse.ArgumentTypeError(f"must be {least} or more")
     return value
+
+
+@contextlib.contextmanager
+def writing(folder: str | Path, command: str) -> Iterator[None]:
+    """Hold the lock of the output folder `folder` while the block writes it (fsmc.lock): Exit 75 at once, naming the
+    other writer, when another command writes it now; a lock left by a killed command is taken over with a note."""
+    from fsmc.lock import FolderBusy, output_lock
+
+    with contextlib.ExitStack() as stack:
+        try:
+            lock = stack.enter_context(output_lock(Path(folder), f"fsmc {command}"))
+        except FolderBusy as busy:
+            raise fail(f"fsmc {command}: error: {busy}", EXIT_BUSY) from None
+        except OSError as err:
+            raise fail(f"{folder}: error: cannot write here: {err.strerror or err}") from None
+        if lock.stale is not None:
+            print(f"{folder}: note: took over the lock of {lock.stale}, which ended without letting go of it",
+                  file=sys.stderr)
+        yield

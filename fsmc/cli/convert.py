@@ -18,7 +18,7 @@ HELP = "Convert a spec to another format: fsm (canonical .fsm text), ir (fsmc IR
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", help="a .fsm file, an fsmc IR .json or an AutoWebWorld fsm.json")
     parser.add_argument("--to", required=True, choices=sorted(WRITERS), help="the output format")
-    parser.add_argument("-o", "--output", metavar="OUT", help="write here (atomically) instead of to stdout")
+    parser.add_argument("-o", "--out", "--output", dest="output", metavar="OUT", help="write here (atomically) instead of to stdout")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from fsmc.cli.common import (
     EXIT_OK,
-    EXIT_UNREADABLE,
+    EXIT_USAGE,
     compile_spec,
     each_site,
     fail,
@@ -19,6 +19,7 @@ from fsmc.cli.common import (
     nonnegative,
     require_clean,
     shown,
+    writing,
 )
 from fsmc.cli.models import add_model_arguments, model_client
 from fsmc.enumerate import ENGINES, EngineError, Options, OutputError, Summary, enumerate_spec
@@ -144,12 +145,12 @@ def run(args: argparse.Namespace) -> int:
                                                          "project_options": site.enumerate},
                          only_with_spec={"out": "-o/--out"})
     if args.out is None:
-        raise fail("fsmc enumerate: -o OUT is needed with a SPEC", EXIT_UNREADABLE)
+        raise fail("fsmc enumerate: -o OUT is needed with a SPEC", EXIT_USAGE)
     return _enumerate(args)
 
 
 def _enumerate(args: argparse.Namespace) -> int:
     """One spec; the options typed win over the project's (`project_options`, for a site of a project)."""
     opts = Options(**given(args, OPTIONS, getattr(args, "project_options", {})))
-    with progress_display("fsmc enumerate") as show:
+    with writing(args.out, NAME), progress_display("fsmc enumerate") as show:
         return _run(args, opts, show)

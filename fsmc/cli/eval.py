@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, fail
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, fail, writing
 
 NAME = "eval"
 HELP = "Evaluate an agent (the oracle, random, a Python callable or an OpenAI-compatible model) on a site's tasks."
@@ -98,11 +98,11 @@ def _check_numbers(args: argparse.Namespace) -> None:
     for flag, value in (("-n", args.envs), ("--max-steps", args.max_steps), ("--episodes", args.episodes),
                         ("--timeout", args.timeout)):
         if value is not None and value < 1:
-            raise fail(f"fsmc eval: {flag} must be at least 1", EXIT_UNREADABLE)
+            raise fail(f"fsmc eval: {flag} must be at least 1", EXIT_USAGE)
     if args.retries < 0:
-        raise fail("fsmc eval: --retries must be 0 or more", EXIT_UNREADABLE)
+        raise fail("fsmc eval: --retries must be 0 or more", EXIT_USAGE)
     if args.policy == "openai" and not args.model:
-        raise fail("fsmc eval: --policy openai needs --model", EXIT_UNREADABLE)
+        raise fail("fsmc eval: --policy openai needs --model", EXIT_USAGE)
 
 
 def _progress(total: int) -> Callable[[dict[str, Any]], None]:
@@ -147,9 +147,10 @@ def run(args: argparse.Namespace) -> int:
     if args.policy == "openai":
         meta |= {"model": args.model, "prompt": args.prompt}
     try:
-        results = asyncio.run(evaluate(sites, planned, make, args.out, n=args.envs, max_steps=args.max_steps,
-                                       image=IMAGE_FORMATS[args.image_format], meta=meta,
-                                       on_episode=_progress(len(planned))))
+        with writing(args.out, NAME):
+            results = asyncio.run(evaluate(sites, planned, make, args.out, n=args.envs, max_steps=args.max_steps,
+                                           image=IMAGE_FORMATS[args.image_format], meta=meta,
+                                           on_episode=_progress(len(planned))))
     except (FileExistsError, InputError) as err:
         raise fail(f"fsmc eval: {err}", EXIT_UNREADABLE) from None
     except (PolicyUnavailable, BrowserMissing, BackendError) as err:

@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, each_site, fail, given, shown
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, each_site, fail, given, shown, writing
 from fsmc.cli.models import add_model_arguments, model_client
 from fsmc.export.writer import FORMATS
 
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if args.data is None:
         return each_site(args, _export, lambda site: _site_fields(args, site), only_with_spec={"out": "-o/--out"})
     if args.format is None or args.out is None:
-        raise fail("fsmc export: --format and -o DS are needed with DATA", EXIT_UNREADABLE)
+        raise fail("fsmc export: --format and -o DS are needed with DATA", EXIT_USAGE)
     return _export(args)
 
 
@@ -86,7 +86,8 @@ def _export(args: argparse.Namespace) -> int:
     options = given(args, OPTIONS[1:], {})
     thoughts = _model_thoughts(args) if args.thoughts == "model" and args.format in ("sft", "sft-trajectory") else None
     try:
-        counts = export(args.data, args.format, args.out, thoughts=thoughts, **options)
+        with writing(args.out, NAME):
+            counts = export(args.data, args.format, args.out, thoughts=thoughts, **options)
     except FileNotFoundError as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_UNREADABLE

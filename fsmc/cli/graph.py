@@ -15,7 +15,7 @@ HELP = "Draw the page graph of a spec as SVG, PNG, PDF or Graphviz DOT (pages, n
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("spec", help="a .fsm file, an fsmc IR .json or an AutoWebWorld fsm.json")
-    parser.add_argument("-o", "--output", help="the picture to write (default: SPEC's name with .svg); "
+    parser.add_argument("-o", "--out", "--output", dest="output", help="the picture to write (default: SPEC's name with .svg); "
                                                "its suffix picks the format unless --format is given")
     parser.add_argument("--format", choices=FORMATS, help="picture format (default: from the output's suffix)")
     parser.add_argument("--engine", choices=("matplotlib", "graphviz"), default="matplotlib",

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, Exit, fail, positive
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, Exit, fail, positive
 from fsmc.cli.models import add_model_arguments, model_client, print_totals
 
 if TYPE_CHECKING:  # the model layer is loaded only when the command runs
@@ -24,7 +24,7 @@ TARGETS = ("fsm", "fsm-json")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("description", nargs="?", default="", help='what the site is, in words: "a small bakery '
                         'shop with a cart and a checkout"')
-    parser.add_argument("-o", "--output", required=True, metavar="OUT", help="the spec to write: specs/NAME.fsm "
+    parser.add_argument("-o", "--out", "--output", dest="output", required=True, metavar="OUT", help="the spec to write: specs/NAME.fsm "
                         "(the site is named after it); beside it NAME.transcript.jsonl and NAME.ledger.jsonl")
     parser.add_argument("--profile", metavar="PROFILE", help="an AutoWebWorld-style profile instead of (or beside) "
                         'the description: "domain=recipe site,difficulty=easy|medium|hard,pages=N,actions=M", or a '
@@ -78,7 +78,7 @@ def _task(args: argparse.Namespace) -> tuple[str, Budget]:
 
     if not args.profile:
         if not args.description.strip():
-            raise fail("fsmc propose: error: say what to propose: a description, or --profile", EXIT_UNREADABLE)
+            raise fail("fsmc propose: error: say what to propose: a description, or --profile", EXIT_USAGE)
         return args.description, Budget(args.max_states)
     try:
         profile = read_profile(args.profile)
@@ -105,7 +105,9 @@ def _write(outcome: Outcome, out: Path, to: str, rounds: int) -> int:
             print(last.verdict.report, file=sys.stderr)
         why = last.verdict.summary() if last is not None and last.verdict is not None else \
             f"the last reply held no spec ({last.error})" if last is not None else "no round ran"
-        raise fail(f"{out}: not written: no clean spec after {rounds} round{'s' * (rounds != 1)} ({why}); "
+        ok = last is not None and last.verdict is not None and last.verdict.check_ok
+        also = "; `fsmc check` calls the last spec ok, but propose needs what is said above" if ok else ""
+        raise fail(f"{out}: not written: no clean spec after {rounds} round{'s' * (rounds != 1)} ({why}){also}; "
                    "raise --rounds, or read the transcript", EXIT_ERRORS)
     assert last.spec is not None and last.verdict.spec is not None
     try:

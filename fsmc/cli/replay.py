@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from fsmc.backends import IMAGE_FORMATS
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, each_site, fail, given, shown
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, each_site, fail, given, shown, writing
 
 NAME = "replay"
 HELP = "Replay the trajectories of OUT/ in Chromium through a built site, grounding every step; write DATA/."
@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
                                                       "data": shown(site.data), "project_options": site.replay},
                          only_with_spec={"site": "--site", "data": "-o/--data"})
     if args.data is None:
-        raise fail("fsmc replay: -o DATA is needed with OUT", EXIT_UNREADABLE)
+        raise fail("fsmc replay: -o DATA is needed with OUT", EXIT_USAGE)
     return _replay(args)
 
 
@@ -106,7 +106,7 @@ def _replay(args: argparse.Namespace) -> int:
 
     options = given(args, OPTIONS, {**DEFAULTS, **getattr(args, "project_options", {})})
     try:
-        with progress(f"fsmc replay {args.data}") as show:
+        with writing(args.data, NAME), progress(f"fsmc replay {args.data}") as show:
             summary, stats = replay(args.out, args.site, args.data, restart=args.restart, on_progress=show, **options)
     except (InputError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)

@@ -70,15 +70,18 @@ def _summary(project: Project, sites: tuple[Site, ...], results: list[SiteResult
     """The table of every site's figures on stdout, then a line saying how many failed."""
     from fsmc.project import COLUMNS, cells, site_row
 
-    rows = [cells(site_row(site, result)) for site, result in zip(sites, results, strict=True)]
+    found = [site_row(site, result) for site, result in zip(sites, results, strict=True)]
+    rows = [cells(row) for row in found]
     widths = [max(len(c), *(len(r[i]) for r in rows)) for i, c in enumerate(COLUMNS)]
     print()
     for row in (list(COLUMNS), ["-" * w for w in widths], *rows):
         print("  ".join(cell.ljust(w) if i in (0, len(row) - 1) else cell.rjust(w)
                         for i, (cell, w) in enumerate(zip(row, widths, strict=True))).rstrip())
     failed = [r.name for r in results if not r.ok]
+    partial = [row["site"] for row in found if "partial" in row["status"]]
     skipped = sum(s.skipped for r in results for s in r.stages)
     ran = sum(not s.skipped for r in results for s in r.stages)
     print(f"\n{len(results) - len(failed)} of {len(results)} sites ok"
           + (f", failed: {', '.join(failed)}" if failed else "")
+          + (f", partial: {', '.join(partial)} (see the status column)" if partial else "")
           + f"; {ran} stages run, {skipped} skipped as unchanged; {seconds:.1f} s")

@@ -15,7 +15,7 @@ HELP = "Serve a built site (a site name under generated_sites, its folder, or it
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("site", help="site name (e.g. shop), generated_sites/<site> or its dist/ folder")
     parser.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; 0 picks a free one)")
-    parser.add_argument("--out", default="generated_sites", help="where sites are built (default: generated_sites)")
+    parser.add_argument("-o", "--out", default="generated_sites", help="where sites are built (default: generated_sites)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from fsmc.cli.common import EXIT_ERRORS
+from fsmc.cli.common import EXIT_ERRORS, EXIT_UNREADABLE, EXIT_USAGE, fail, positive
 
 NAME = "serve-env"
 HELP = ("Serve built sites (or the backend a spec declares) as live environments over HTTP: sessions per site and "
@@ -23,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--token", default=os.environ.get("FSMC_ENV_TOKEN"),
                    help="required as `Authorization: Bearer TOKEN` (default: $FSMC_ENV_TOKEN)")
     p.add_argument("--lease", type=float, default=120.0, help="seconds an untouched session lives (default 120)")
-    p.add_argument("--max-sessions", type=int, default=64)
+    p.add_argument("--max-sessions", type=positive, default=64, help="sessions open at once; one more gets 429")
     p.add_argument("--max-steps", type=int, default=30, help="steps before an episode is truncated (default 30)")
     p.add_argument("--concurrency", type=int, default=8, help="requests of one kind handled at once (default 8)")
 
@@ -40,12 +40,16 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         check_host(args.host, args.token)
-        if args.dist and len(args.outputs) > 1:
-            raise ValueError("--dist goes with one OUT only")
+    except ValueError as err:
+        raise fail(f"fsmc serve-env: {err}", EXIT_USAGE) from None
+    if args.dist and len(args.outputs) > 1:
+        raise fail("fsmc serve-env: --dist goes with one OUT only", EXIT_USAGE)
+    try:
         sites = [Site.find(out, args.dist, args.sites) for out in args.outputs]
-    except (ValueError, FileNotFoundError, VerifyError, SpecError, InputError, BackendError) as err:
-        print(f"fsmc serve-env: {err}", file=sys.stderr)
-        return EXIT_ERRORS
+    except (FileNotFoundError, VerifyError, InputError) as err:  # no enumerate output or no built site there
+        raise fail(f"fsmc serve-env: {err}", EXIT_UNREADABLE) from None
+    except (ValueError, SpecError, BackendError) as err:
+        raise fail(f"fsmc serve-env: {err}", EXIT_ERRORS) from None
     n = args.concurrency
     settings = Settings(lease_s=args.lease, max_sessions=args.max_sessions, max_steps=args.max_steps, token=args.token,
                         limits={"create": max(1, n // 2), "reset": n, "step": n, "screenshot": n})

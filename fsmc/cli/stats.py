@@ -66,6 +66,9 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     for table in _tables(st):
         console.print(table)
+    if not st.complete:
+        console.print(f"partial: the enumeration was capped (max_depth or max_states; see {Path(args.out) / 'manifest.json'}): "
+                      "states deeper than the caps, and the goals only they reach, are not counted")
     if args.no_png:
         return EXIT_OK
     png = args.png or str(Path(args.out) / PNG)

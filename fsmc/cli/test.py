@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, compile_spec, fail, positive, require_clean
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, compile_spec, fail, positive, require_clean, writing
 
 if TYPE_CHECKING:
     from fsmc.compilation import Compilation
@@ -89,7 +89,8 @@ def _output(args: argparse.Namespace, act: Callable[[OutDir], None]) -> None:
     from fsmc.enumerate.output import OutDir, OutputError
 
     try:
-        act(OutDir(args.out))
+        with writing(args.out, NAME):
+            act(OutDir(args.out))
     except OutputError as err:
         raise fail(f"{args.spec}: error: {err}") from None
 

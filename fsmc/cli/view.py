@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from fsmc.cli.common import EXIT_OK, EXIT_UNREADABLE
+from fsmc.cli.common import EXIT_OK, EXIT_UNREADABLE, writing
 
 NAME = "view"
 HELP = "Write a static HTML gallery of a replayed data folder: each trajectory's screenshots, actions and state changes."
@@ -20,7 +21,8 @@ def run(args: argparse.Namespace) -> int:
     from fsmc.export import write_gallery
 
     try:
-        index = write_gallery(args.data, args.out)
+        with writing(args.out or Path(args.data) / "gallery", NAME):
+            index = write_gallery(args.data, args.out)
     except (FileNotFoundError, KeyError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_UNREADABLE

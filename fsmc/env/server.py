@@ -21,6 +21,7 @@ from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from fsmc.backends.protocol import JPEG, EpisodeFailure, ImageFormat
 from fsmc.env.actions import FIELDS, InvalidAction, OffScreen
@@ -94,6 +95,18 @@ class Sessions:
         self.limits = {op: asyncio.Semaphore(n) for op, n in settings.limits.items()}
         self.metrics = Metrics()
         self.reaped = 0
+        self.opening = 0  # creates under way: counted with the live sessions against max_sessions
+
+    def reserve(self) -> None:
+        """Count a session being created against max_sessions (checked and counted with no await between, so
+        concurrent creates cannot all pass the check): a 429 beyond the limit. Call `unreserve` when it is done."""
+        if len(self.live) + self.opening >= self.settings.max_sessions:
+            raise ApiError(429, "too_many_sessions",
+                           f"{self.settings.max_sessions} sessions are open; close one first")
+        self.opening += 1
+
+    def unreserve(self) -> None:
+        self.opening -= 1
 
     async def slot(self, op: str, work: Callable[[], Awaitable[Any]]) -> Any:
         """Run `work` within the operation's concurrency limit; a 503 if no slot frees up in time."""
@@ -121,13 +134,16 @@ class Sessions:
         return session
 
     async def close(self, sid: str, why: str = "was closed") -> bool:
+        """Close a session: gone at once for new requests (410), its browser context closed once the request it is
+        handling, if any, has ended (a step is never cut off half-way)."""
         session = self.live.pop(sid, None)
         if session is None:
             return False
         self.gone[sid] = why
         while len(self.gone) > 10_000:
             self.gone.popitem(last=False)
-        await session.env.close()
+        async with session.lock:
+            await session.env.close()
         return True
 
     async def reap(self) -> None:
@@ -157,14 +173,22 @@ def observation_json(obs: Observation, image: ImageFormat) -> dict[str, Any]:
     return out | {"goal": obs.goal, "last_action_error": obs.last_action_error}
 
 
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 async def body(request: Request) -> dict[str, Any]:
+    """The request's JSON object; a 400 for anything else: not JSON, NaN or Infinity (Python's json reads them,
+    JSON has no such numbers), nested beyond what Python's parser can follow, or not an object."""
     raw = await request.body()
     if not raw:
         return {}
     try:
-        data = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        data = json.loads(raw, parse_constant=_no_constant)
+    except (ValueError, UnicodeDecodeError) as err:  # JSONDecodeError is a ValueError
         raise ApiError(400, "malformed_json", f"the request body is not JSON: {err}") from None
+    except RecursionError:
+        raise ApiError(400, "malformed_json", "the request body is nested too deeply") from None
     if not isinstance(data, dict):
         raise ApiError(400, "malformed_json", "the request body must be a JSON object")
     return data
@@ -185,18 +209,32 @@ async def action_body(request: Request) -> dict[str, Any]:
         raise ApiError(400, err.code, f"{err.message}: a step takes {ACTION_SHAPE}{hint}") from None
 
 
+def _integer(data: dict[str, Any], key: str, default: int | None) -> int | None:
+    value = data.get(key, default)
+    if value is not None and (not isinstance(value, int) or isinstance(value, bool)):
+        raise ApiError(422, "bad_request", f"`{key}` is an integer")
+    return value
+
+
+def _name(data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ApiError(422, "bad_request", f"`{key}` is a string")
+    return value
+
+
 def env_options(data: dict[str, Any], settings: Settings) -> tuple[dict[str, Any], int | None, dict[str, Any]]:
-    """(options for the environment, seed, reset options) from a create request."""
+    """(options for the environment, seed, reset options) from a create request; a 422 naming the field that is
+    not of its type (`site` and `task` strings, `seed` and `max_steps` integers, `observe` a list of names)."""
     observe = data.get("observe", ["screenshot"])
-    if not isinstance(observe, list) or not set(observe) <= set(OBSERVABLES):
+    if not isinstance(observe, list) or not all(isinstance(o, str) and o in OBSERVABLES for o in observe):
         raise ApiError(422, "bad_request", f"`observe` is a list of {', '.join(OBSERVABLES)}")
-    max_steps = data.get("max_steps", settings.max_steps)
-    if not isinstance(max_steps, int) or not 1 <= max_steps <= 10_000:
+    max_steps = _integer(data, "max_steps", settings.max_steps)
+    if max_steps is None or not 1 <= max_steps <= 10_000:
         raise ApiError(422, "bad_request", "`max_steps` is an integer from 1 to 10000")
-    seed = data.get("seed")
-    if seed is not None and not isinstance(seed, int):
-        raise ApiError(422, "bad_request", "`seed` is an integer")
-    reset = {"task": data["task"]} if data.get("task") is not None else {}
+    seed, task = _integer(data, "seed", None), _name(data, "task")
+    _name(data, "site")
+    reset = {"task": task} if task is not None else {}
     return {"observe": tuple(observe), "max_steps": max_steps}, seed, reset
 
 
@@ -236,6 +274,7 @@ def create_app(sites: list[Site], settings: Settings | None = None) -> FastAPI:
 
     app = FastAPI(title="fsmc environments", lifespan=lifespan)
     _routes(app, state, settings)
+    app.add_exception_handler(StarletteHTTPException, _http_error)  # type: ignore[arg-type]
 
     @app.middleware("http")
     async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
@@ -250,6 +289,16 @@ def create_app(sites: list[Site], settings: Settings | None = None) -> FastAPI:
             return error_response(err)
 
     return app
+
+
+HTTP_CODES = {404: "not_found", 405: "method_not_allowed", 413: "too_large", 415: "unsupported_media_type"}
+
+
+async def _http_error(request: Request, err: StarletteHTTPException) -> JSONResponse:
+    """Starlette's own errors (no such route, a method a route does not take) in the API's shape, with a code."""
+    code = HTTP_CODES.get(err.status_code, "bad_request" if err.status_code < 500 else "internal")
+    return JSONResponse({"error": code, "message": f"{request.method} {request.url.path}: {err.detail}"},
+                        status_code=err.status_code, headers=getattr(err, "headers", None))
 
 
 async def _reaper(sessions: Sessions, lease_s: float) -> None:
@@ -311,9 +360,11 @@ def _routes(app: FastAPI, state: dict[str, Any], settings: Settings) -> None:
             env = await s.pool.open(data.get("site"), **options)
             return await _register(s, env, data.get("site"), seed, reset)
 
-        if len(s.live) >= settings.max_sessions:
-            raise ApiError(429, "too_many_sessions", f"{settings.max_sessions} sessions are open; close one first")
-        session, obs, info = await s.slot("create", go)
+        s.reserve()
+        try:
+            session, obs, info = await s.slot("create", go)
+        finally:
+            s.unreserve()
         return JSONResponse({"session": session.id, "site": session.site, "lease_s": session.lease_s,
                              "observation": observation_json(obs, settings.image), "info": info}, status_code=201)
 

@@ -19,6 +19,7 @@ from fsmc.formats.awm import from_fsm_json, fsm_json_text, is_fsm_json, read_fsm
 from fsmc.formats.fsm import from_fsm, to_fsm
 from fsmc.formats.ir_json import from_ir_data, from_ir_json, is_ir_data, to_ir_json
 from fsmc.formats.json_text import json_data, looks_like_json
+from fsmc.formats.located import Where
 from fsmc.frontend import resolve
 from fsmc.source import Source, read_source, remember
 
@@ -64,7 +65,8 @@ def read_spec(source: Source, base_dir: Path | None = None) -> tuple[ir.Spec, li
     if is_ir_data(data):
         return from_ir_data(data, source.name), []
     if is_fsm_json(data):
-        return read_fsm_json(data, source.name)
+        spec, warnings = read_fsm_json(data, source.name)
+        return Where(source).located(spec), warnings  # nodes the import made without a span: their parent's
     raise SpecError([Diagnostic(
         "E002", "JSON is neither an fsmc IR (with 'site') nor an AutoWebWorld fsm.json (with 'meta' and 'pages')",
         ir.Span(file=source.name, line=1, col=1))])

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-import networkx as nx
-
 from fsmc import ir
 from fsmc.formats.awm_import import Importer
 from fsmc.printer import expr_to_fsm
@@ -56,6 +54,8 @@ def _never(machine: Any, page: ir.Page, action: ir.Action, states: list[State]) 
 
 def _blockers(spec: ir.Spec, machine: Any, by_page: dict[str, list[State]], terminal: str) -> list[str]:
     """Why no state reaches `terminal`: each action of a reached page that navigates towards it, and its require."""
+    import networkx as nx  # here: a fifth of a second to import, which reading a .fsm spec does not need
+
     graph = nx.DiGraph((p.name, a.goto) for p in spec.pages for a in p.actions if a.goto is not None)
     towards = ({terminal} | nx.ancestors(graph, terminal)) if terminal in graph else {terminal}
     out = []

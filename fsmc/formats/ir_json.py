@@ -9,8 +9,11 @@ from pydantic import ValidationError
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
+from fsmc.formats.awm_where import json_offsets  # where each JSON path starts: the scanner AutoWebWorld's reader uses
 from fsmc.formats.json_text import json_data, too_deep
+from fsmc.formats.located import Where
 from fsmc.frontend.limits import check_nesting
+from fsmc.source import Source, recall
 
 __all__ = ["from_ir_data", "from_ir_json", "ir_to_data", "is_ir_data", "to_ir_json"]
 
@@ -39,18 +42,28 @@ def is_ir_data(data: Any) -> bool:
     return isinstance(data, dict) and "site" in data
 
 
-def from_ir_data(data: Any, file: str) -> ir.Spec:
-    """The spec of IR data (unresolved, as written); SpecError E005 where it is no valid IR, E004 if too deep."""
+def from_ir_data(data: Any, file: str, text: str | None = None) -> ir.Spec:
+    """The spec of IR data (unresolved, as written), each node located where its object starts in the file's text
+    (`text`, else the source remembered under `file`: fsmc.source.recall) unless the data gives its span; SpecError
+    E005 where it is no valid IR, located at the first problem's JSON path, E004 if too deep."""
+    source = Source(file, text) if text is not None else recall(file)
+    offsets = json_offsets(source.text) if source is not None else {}
     try:
-        return check_nesting(ir.Spec.model_validate(data), file)
+        spec = check_nesting(ir.Spec.model_validate(data), file)
     except ValidationError as err:
         first = err.errors()[0]
-        where = ".".join(str(x) for x in first["loc"])
+        path = tuple(first["loc"])
+        where = ".".join(str(x) for x in path)
         raise SpecError([Diagnostic("E005", f"not a valid fsmc IR: {where}: {first['msg']}",
-                                    ir.Span(file=file, line=1, col=1),
+                                    Where(source, offsets).span(path),
                                     hint=f"{err.error_count()} problem(s) in all")]) from None
     except RecursionError:
         raise too_deep(file) from None
+    try:
+        return Where(source, offsets).located(spec)
+    except RecursionError:  # deeper than the nesting check lets through: left unlocated
+        return spec
+
 
 
 def from_ir_json(text: str, file: str = "<ir>") -> ir.Spec:
@@ -59,4 +72,4 @@ def from_ir_json(text: str, file: str = "<ir>") -> ir.Spec:
     if not is_ir_data(data):
         raise SpecError([Diagnostic("E002", "JSON is not an fsmc IR (an object with 'site')",
                                     ir.Span(file=file, line=1, col=1))])
-    return from_ir_data(data, file)
+    return from_ir_data(data, file, text)

@@ -8,6 +8,7 @@ call took. A rate limit, a server error (5xx) and a timeout are asked again; any
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,9 +38,13 @@ class Client:
     def model(self) -> str:
         return self.provider.model
 
-    def complete(self, request: Request) -> Response:
-        """The reply to `request`; LLMError when the provider cannot give one after the retries."""
+    def complete(self, request: Request, *, repeat: int = 0) -> Response:
+        """The reply to `request`; LLMError when the provider cannot give one after the retries. `repeat` n > 0 asks
+        a request the caller asked n times already and wants a new reply to (a loop whose retry came out word for
+        word the same): the model is asked again, under a cache entry of its own, so a rerun replays them all."""
         key = request.key(self.provider.name, self.model)
+        if repeat:
+            key = hashlib.sha256(f"{key}, asked again {repeat} times".encode()).hexdigest()
         if self.cache is not None and not self.refresh:
             kept = self.cache.get(key)
             if kept is not None:

@@ -40,7 +40,28 @@ def site_row(site: Site, result: SiteResult) -> dict[str, Any]:
         report = _json(site.data / "report.json")
         total = report.get("trajectories") or 0
         row.update(kept=f"{100 * report.get('kept', 0) / total:.1f}%" if total else "-", steps=report.get("steps"))
+    short = partial(site, done)
+    if result.ok and short:
+        row["status"] = f"ok, partial: {'; '.join(short)}"
     return row
+
+
+def partial(site: Site, done: set[str]) -> list[str]:
+    """What this run left out on purpose, as its outputs record it: states beyond the enumeration's caps, trajectories
+    beyond the replay's `limit` (a "kept 100.0 %" of those replayed is not of all)."""
+    said = []
+    if "enumerate" in done:
+        manifest = _json(site.out / "manifest.json")
+        if manifest.get("counts", {}).get("complete") is False:
+            options = manifest.get("options", {})
+            caps = ", ".join(f"{k} {options[k]:,}" for k in ("max_depth", "max_states") if options.get(k) is not None)
+            said.append(f"states capped ({caps})")
+    if "replay" in done:
+        limit = _json(site.data / "manifest.json").get("options", {}).get("limit")
+        total = _json(site.out / "manifest.json").get("counts", {}).get("trajectories")
+        if isinstance(limit, int) and isinstance(total, int) and limit < total:
+            said.append(f"replayed {limit:,} of {total:,} trajectories (limit {limit:,})")
+    return said
 
 
 def cells(row: dict[str, Any], columns: tuple[str, ...] = COLUMNS) -> list[str]:

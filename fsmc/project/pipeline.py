@@ -14,7 +14,7 @@ import os
 import sys
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ from typing import Any
 from fsmc import __version__
 from fsmc.compilation import Compilation
 from fsmc.diagnostics import SpecError, has_errors, render_text
+from fsmc.lock import FolderBusy, output_lock
 from fsmc.project.config import Site
 from fsmc.project.shards import SHARDS, Map, replay_sharded
 from fsmc.project.stamps import Stamps, digest, folder_digest
@@ -57,6 +58,7 @@ class SiteResult:
     failed: str | None = None  # the stage that failed
     error: str = ""
     pages: int | None = None
+    lines: list[str] = field(default_factory=list)  # what the run said, when it ran where no one sees its stderr
 
     @property
     def ok(self) -> bool:
@@ -233,6 +235,24 @@ class SiteRun:
 
     # ------------------------------------------------------------ running them
 
+    @contextlib.contextmanager
+    def _writing(self, stage: str) -> Iterator[None]:
+        """The lock of the folder `stage` writes (fsmc.lock), as `fsmc STAGE` takes it: the stage fails at once,
+        naming the other writer, while another command writes it."""
+        folder = {"enumerate": self.site.out, "build": self.dist.parent, "replay": self.site.data,
+                  "export": self.site.dataset}.get(stage)
+        if folder is None:
+            yield
+            return
+        try:
+            with output_lock(folder, f"fsmc run ({self.site.name}: {stage})") as lock:
+                if lock.stale is not None:
+                    self.say(f"{self.site.name}: note: took over the lock of {os.path.relpath(folder)} from "
+                             f"{lock.stale}, which ended without letting go of it")
+                yield
+        except FolderBusy as busy:
+            raise StageFailed(str(busy)) from None
+
     def stage(self, stage: str) -> StageResult:
         """Run one stage, or skip it when its stamp names the same inputs and its outputs are as it left them."""
         start = time.perf_counter()
@@ -242,18 +262,22 @@ class SiteRun:
             self.outputs[stage] = stamp["outputs"]
             return StageResult(stage, time.perf_counter() - start, True, "unchanged")
         resume = self.stamps.pending(stage) == key
-        self.stamps.begin(stage, key)
-        note = getattr(self, stage)(resume)
+        with self._writing(stage):
+            self.stamps.begin(stage, key)
+            note = getattr(self, stage)(resume)
         self.outputs[stage] = self.output(stage)
         self.stamps.finish(stage, key, self.outputs[stage])
         return StageResult(stage, time.perf_counter() - start, False, note)
 
 
-def run_site(site: Site, stamps: Path, say: Say = to_stderr, width: int = 0,
+def run_site(site: Site, stamps: Path, say: Say | None = to_stderr, width: int = 0,
              shard_map: Map | None = None) -> SiteResult:
     """Every stage of one site in order, in the project's folder; a failing stage ends the site's run and is reported
-    in the result. `shard_map` (on Ray) runs a big replay's shards elsewhere."""
+    in the result. `say` prints each line of progress; None keeps them in the result's `lines` instead (on Ray,
+    where a worker's output reaches the driver late or not at all). `shard_map` (on Ray) runs a big replay's
+    shards elsewhere."""
     result = SiteResult(site.name)
+    say = result.lines.append if say is None else say
     with contextlib.chdir(site.root):
         run = SiteRun(site, stamps, say, shard_map)
         for stage in STAGES:

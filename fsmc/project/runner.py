@@ -47,20 +47,22 @@ def _on_ray(sites: tuple[Site, ...], stamps: Path, width: int, address: str, job
         task = ray.remote(num_cpus=1, max_retries=0)(run_site)
         # shards pay off only on CPUs the sites leave idle: each shard proves again the transitions it shares
         shards = ray_map if ray.cluster_resources().get("CPU", 1) > len(sites) else None
-        return _gather(ray, {task.remote(site, stamps, to_stderr, width, shards): site for site in sites}, width)
+        return _gather(ray, {task.remote(site, stamps, None, width, shards): site for site in sites}, width)
     finally:
         ray.shutdown()
 
 
 def _gather(ray: Any, tasks: dict[Any, Site], width: int) -> list[SiteResult]:
-    """The sites' results in their order, with a line as each finishes (a worker's last lines of progress may
-    reach the driver after its task has ended, or not at all)."""
+    """The sites' results in their order; as each finishes, the lines its run said (returned as data with its result:
+    the output Ray forwards from a worker may reach the driver late, or not at all) and a line of verdict."""
     order, results = list(tasks.values()), {}
     pending = list(tasks)
     while pending:
         done, pending = ray.wait(pending, num_returns=1)
         result: SiteResult = ray.get(done[0])
         results[result.name] = result
+        for line in result.lines:
+            to_stderr(line)
         verdict = "done" if result.ok else f"failed at {result.failed}: {result.error}"
         to_stderr(f"{result.name:<{width}}  {verdict} ({result.seconds:.1f} s on the cluster)")
     return [results[site.name] for site in order]
@@ -75,7 +77,7 @@ def _connect(address: str, jobs: int) -> Any:
         raise ClusterError("--ray needs Ray, which fsmc depends on: pip install 'ray>=2.9'") from None
     options = {"address": address} if address != LOCAL else {"num_cpus": jobs} if jobs > 1 else {}
     try:
-        ray.init(**options, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=True,
+        ray.init(**options, include_dashboard=False, logging_level=logging.WARNING, log_to_driver=False,
                  configure_logging=True)
     except (ConnectionError, RuntimeError, ValueError) as err:
         raise ClusterError(f"cannot reach the Ray cluster at {address}: {err}") from None

@@ -64,11 +64,13 @@ def propose(client: Client, task: str, *, name: str, file: str, rounds: int = 4,
     .fsm name), `max_tokens` the longest reply. Raises LLMError when a call fails for good (the rounds so far
     have been passed to `on_round`)."""
     outcome, budget = Outcome(), budget or Budget()
+    sent: list[Request] = []
     for number in range(1, rounds + 1):
         start = time.perf_counter()
         request = _next_request(outcome, task, name, budget, file, max_tokens)
         asked = time.perf_counter()
-        response = client.complete(request)
+        response = client.complete(request, repeat=sent.count(request))  # a retry the same word for word: anew
+        sent.append(request)
         answered = time.perf_counter()
         r = Round(number, request.purpose, request.messages[-1].text, response.text, response.finish)
         try:

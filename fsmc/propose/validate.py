@@ -7,7 +7,8 @@ Beside fsmc's own diagnostics (rendered exactly as `fsmc check` prints them), a 
     P003  no more pages than the profile's page budget
     P004  no more actions than the profile's action budget
 
-A spec is clean when it has no error and, unless warnings are allowed, no warning.
+A spec is clean when it has no error and, unless warnings are allowed, no warning; P001-P004 are errors of
+propose's own, which the summary says apart from fsmc's, since `fsmc check` calls such a spec ok.
 """
 
 from __future__ import annotations
@@ -49,11 +50,23 @@ class Verdict:
         return self.spec is not None and not (has_errors(self.diagnostics) or
                                               (self.diagnostics and not self.allow_warnings))
 
+    @property
+    def needs(self) -> tuple[Diagnostic, ...]:
+        """What propose asks beyond `fsmc check` (P001-P004)."""
+        return tuple(d for d in self.diagnostics if d.code.startswith("P"))
+
+    @property
+    def check_ok(self) -> bool:
+        """`fsmc check` would call the spec ok: no error of fsmc's own."""
+        return self.spec is not None and not has_errors([d for d in self.diagnostics if d not in self.needs])
+
     def summary(self) -> str:
-        errors = sum(1 for d in self.diagnostics if d.severity == "error")
-        warnings = len(self.diagnostics) - errors
+        checked = [d for d in self.diagnostics if d not in self.needs]
+        errors = sum(1 for d in checked if d.severity == "error")
+        warnings = len(checked) - errors
         states = f", {self.states:,} states" if self.states is not None else ""
-        return f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}{states}"
+        needs = "; propose needs " + "; ".join(f"{d.code}: {d.message}" for d in self.needs) if self.needs else ""
+        return f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)}{states}{needs}"
 
 
 class _Budgeted(Compilation):

@@ -11,11 +11,19 @@ from typing import Any
 import gymnasium
 import pytest
 
-from fsmc.bridges.browsergym import decode_task_id, encode_task_id, env_id, register_site
+from fsmc.bridges.browsergym import decode_task_id, encode_task_id, env_id, register_site, release_playwright
 
 SLIDER_TASK = "view/search/waterproof,under_50,relevance"   # a comma in its id; a drag onto a price slider's stop
 HOVER_TASK = "latest_order/u1"                               # the account menu opened by hovering
 ANSWER_TASK = "count_matches/waterproof"                     # search, then answer 6 in the chat
+
+
+@pytest.fixture(scope="module", autouse=True)
+def playwright_released() -> Iterator[None]:
+    """BrowserGym's sync Playwright holds the thread's event loop: stopped after this module, so the tests after it can
+    run their own asyncio loops in the same process."""
+    yield
+    release_playwright()
 
 
 @pytest.fixture(scope="module")

@@ -248,3 +248,26 @@ def test_a_focused_fields_view_does_not_blink(shop_site: Path) -> None:
             return seen
 
     assert len(asyncio.run(shots())) == 1
+
+
+def test_a_step_no_agent_can_take_is_rejected_as_unreproducible(shop_site: Path) -> None:
+    """A key pressed in a control without the focus that no click could focus without acting on it, or a wait longer
+    than the time that passes after each action: replay refuses them (docs/replay.md, An agent's step)."""
+    from fsmc.backends import EpisodeFailure
+
+    async def go() -> list[str]:
+        reasons = []
+        async with GeneratedSite(shop_site) as site:
+            episode = await site.open()
+            await episode.reset(None)
+            button = await episode.page.evaluate(
+                "() => [...document.querySelectorAll('[data-testid]')].find((e) => e.tagName === 'BUTTON')"
+                ".getAttribute('data-testid')")
+            for op in (Op("press", button, "Enter"), Op("wait", limit=5000)):
+                try:
+                    await episode.perform(op)
+                except EpisodeFailure as failure:
+                    reasons.append(failure.reason)
+        return reasons
+
+    assert asyncio.run(go()) == ["unreproducible", "unreproducible"]

@@ -93,6 +93,17 @@ def use_debian_chromium() -> None:
         core._set_global_playwright(DebianPlaywright(pw))
 
 
+def release_playwright() -> None:
+    """Stop BrowserGym's global Playwright, if one runs. Playwright's sync API holds the thread's event loop while it
+    runs, so until then nothing in the thread can run an asyncio loop (fsmc's own environments, replay)."""
+    import browsergym.core as core
+
+    pw = core._PLAYWRIGHT
+    if pw is not None:
+        (pw.playwright if isinstance(pw, DebianPlaywright) else pw).stop()
+        core._set_global_playwright(None)
+
+
 # ------------------------------------------------------------------ shared per process: task sets, site servers
 
 @functools.cache

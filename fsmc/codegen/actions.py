@@ -11,17 +11,13 @@ import re
 from dataclasses import dataclass
 
 from fsmc import ir
+from fsmc.ir.visit import params_in, placeholders_in
 from fsmc.semantics import domains as T
 
-_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)?\}")
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # Words that begin a label but do not name what is being chosen ("Only NordAir", "Add Maya").
 _VERBS = {"only", "add", "remove", "drop", "filter", "select", "open", "choose", "pick", "set", "show", "go", "view",
           "toggle", "use", "unseat", "seat", "browse", "save", "book", "search", "sign"}
-
-
-def params_in(template: str | None) -> set[str]:
-    return set(_PLACEHOLDER.findall(template or ""))
 
 
 def conjuncts(e: ir.Expr) -> list[ir.Expr]:
@@ -130,7 +126,7 @@ def last_live(action: ir.Action) -> int:
 
 
 def first_param(template: str | None, names: list[str]) -> int:
-    for name in _PLACEHOLDER.findall(template or ""):
+    for name in placeholders_in(template):
         if name in names:
             return names.index(name)
     return -1

@@ -6,7 +6,6 @@ import re
 from typing import Any
 
 from fsmc import ir
-from fsmc.codegen.actions import params_in
 from fsmc.diagnostics import Diagnostic
 from fsmc.formats.awm_access import ACCESS, mark_access_methods
 from fsmc.formats.awm_conventions import add_conventions
@@ -15,6 +14,7 @@ from fsmc.formats.awm_effects import normalise_effects
 from fsmc.formats.awm_import import SAMPLE_ROWS, Act, DataField, Field, Importer, fsmc_name
 from fsmc.formats.awm_reach import settle_reach
 from fsmc.formats.awm_tasks import add_tasks, words
+from fsmc.ir.visit import params_in
 
 __all__ = ["build_spec", "import_fsm_json"]
 

@@ -2,6 +2,6 @@
 
 from fsmc.ir.nodes import *  # noqa: F403
 from fsmc.ir.nodes import __all__ as _nodes
-from fsmc.ir.visit import ExprVisitor, children, expr_names, unhandled, walk
+from fsmc.ir.visit import ExprVisitor, children, expr_names, params_in, unhandled, walk
 
-__all__ = [*_nodes, "ExprVisitor", "children", "expr_names", "unhandled", "walk"]  # noqa: PLE0604
+__all__ = [*_nodes, "ExprVisitor", "children", "expr_names", "params_in", "unhandled", "walk"]  # noqa: PLE0604

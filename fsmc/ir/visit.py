@@ -8,6 +8,7 @@ new expression node can never be skipped silently by a printer, a checker or an 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any, ClassVar, Generic, TypeVar
 
@@ -85,3 +86,17 @@ def expr_names(e: Expr | None, out: set[str]) -> set[str]:
     if e is not None:
         out.update(node.id for node in walk(e) if isinstance(node, Name))
     return out
+
+
+# `{param}` or `{param.column}` in a GUI operation's selector or text, or a label: the parameters it names
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_]\w*)(?:\.[A-Za-z_]\w*)?\}")
+
+
+def placeholders_in(template: str | None) -> list[str]:
+    """The parameters a template (a selector, a typed text, a label) names in its placeholders, in their order."""
+    return list(_PLACEHOLDER.findall(template or ""))
+
+
+def params_in(template: str | None) -> set[str]:
+    """The parameters a template names, as a set."""
+    return set(placeholders_in(template))

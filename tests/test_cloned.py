@@ -282,7 +282,7 @@ def test_eval_with_the_oracle_scores_every_task(out: Path, tmp_path: Path) -> No
     """The oracle acts out the replay's exported actions on the application: what the datasets teach works there."""
     replay(out, None, tmp_path / "data", workers=1)
     assert main(["eval", "--site", "todo", "--tasks-from", str(out), "--policy", "oracle", "--tasks", "log_out",
-                 "terminal", "--data", str(tmp_path / "data"),
+                 "add_milk", "--data", str(tmp_path / "data"),
                  "-o", str(tmp_path / "eval")]) == 0  # four environments asked for: one episode at a time
     results = json.loads((tmp_path / "eval" / "results.json").read_text(encoding="utf-8"))
     assert (results["episodes"], results["success_rate"]) == (2, 1.0), results

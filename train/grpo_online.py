@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import fnmatch
+import functools
 import hashlib
 import io
 import json
@@ -157,13 +158,13 @@ class Rollouts:
 
     def __init__(self, site: Site, args: argparse.Namespace):
         from fsmc.env.gym import LoopThread
-        from fsmc.eval import make_policy
+        from fsmc.eval.policies import LiveOraclePolicy, Trajectories
 
         self.site, self.args = site, args
         self.size, self.max_steps = args.num_generations, args.max_episode_steps
         self.pool = EnvPool([site], n=self.size + 1, max_steps=self.max_steps)
         self.loop = LoopThread()
-        self.oracle = make_policy("oracle")
+        self.oracle = functools.partial(LiveOraclePolicy, Trajectories())  # roll-ins: no replay at hand
         self.trainer: Any = None
         self.starts: dict[str, Start] = {}
         self.batches: dict[int, int] = {}   # batches rolled in at each optimizer step (several when

@@ -6,6 +6,7 @@ import asyncio
 import functools
 import importlib
 import inspect
+import json
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from fsmc.env.core import AsyncFsmcEnv, Observation
+from fsmc.env.oracle import Oracle, oracle_for
 from fsmc.env.tasks import Task
 from fsmc.eval.policy import PolicyMaker
 from fsmc.export.datasets import agent_steps, read_kept
@@ -71,6 +73,49 @@ class OraclePolicy:
 
     async def act(self, observation: Observation, info: dict[str, Any]) -> dict[str, Any] | None:
         return self.todo.pop(0) if self.todo else None
+
+
+class Trajectories:
+    """The shortest verified trajectory of each task, read once per enumerate output and shared by the episodes."""
+
+    def __init__(self) -> None:
+        self._by_out: dict[Path, dict[str, dict[str, Any]]] = {}
+
+    def shortest(self, out: Path, task_id: str) -> dict[str, Any]:
+        if out not in self._by_out:
+            self._by_out[out] = self._read(out / "trajectories.jsonl")
+        try:
+            return self._by_out[out][task_id]
+        except KeyError:
+            raise LookupError(f"{out / 'trajectories.jsonl'} has no shortest trajectory of {task_id!r}") from None
+
+    @staticmethod
+    def _read(path: Path) -> dict[str, dict[str, Any]]:
+        found: dict[str, dict[str, Any]] = {}
+        with path.open(encoding="utf-8") as f:
+            for line in f:
+                t = json.loads(line)
+                if t["kind"] == "positive" and t["label"] == "shortest":
+                    found.setdefault(t["task_id"], t)
+        return found
+
+
+class LiveOraclePolicy:
+    """The task's shortest verified trajectory acted out with pixel actions found on the live page (fsmc/env/oracle.py),
+    where no replay is at hand (online training's roll-ins, train/grpo_online.py). Privileged: it reads element boxes
+    from the page. `fsmc eval`'s oracle is `OraclePolicy`, the datasets' own actions."""
+
+    def __init__(self, trajectories: Trajectories):
+        self.trajectories = trajectories
+        self.oracle: Oracle | None = None
+        self.page: Any = None
+
+    async def start(self, task: Task, env: AsyncFsmcEnv, seed: int) -> None:
+        self.oracle, self.page = oracle_for(self.trajectories.shortest(env.tasks.out, task.id), env.episode), env.page
+
+    async def act(self, observation: Observation, info: dict[str, Any]) -> dict[str, Any] | None:
+        assert self.oracle is not None, "start first"
+        return await self.oracle.act(self.page)
 
 
 class RandomPolicy:

@@ -200,3 +200,49 @@ def test_a_request_gets_its_first_response_since_the_last_change() -> None:
     key = recording.key("GET", "http://h/list?_=9", None)
     assert [recording.answer(key, epoch).body for epoch in (0, 1, 5)] == [b"v1", b"v2", b"v2"]  # type: ignore[union-attr]
     assert recording.answer(recording.key("GET", "http://h/other", None), 0) is None
+
+
+# a page whose own scripts fail: at load, and in a timer that runs while fsmc lets time pass (a jQuery plug-in that
+# was not loaded: `$(...).tooltip is not a function`)
+THROWING = """<!doctype html><html><head><title>{title}</title><script>
+window.$ = () => ({{}});
+setTimeout(() => {{ $('a').tooltip(); }}, 200);
+</script></head><body><h1>{title}</h1><a href="{link}">{link_text}</a>
+<script>notDefinedAnywhere();</script><p id="after">The rest of the page still renders.</p></body></html>"""
+
+
+def test_a_page_whose_own_scripts_throw_is_captured_and_replayed_with_the_errors_recorded(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from fsmc.browser import SiteServer
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(THROWING.format(title="Home", link="other.html", link_text="Other"))
+    (site / "other.html").write_text(THROWING.format(title="Other", link="index.html", link_text="Home"))
+    dest = tmp_path / "captures" / "throwing"
+    with SiteServer(site) as server:
+        assert main(["capture", server.url, "-o", str(dest), "--depth", "1"]) == 0
+    err = capsys.readouterr().err
+    assert "the page's own script failed: TypeError: $(...).tooltip is not a function" in err
+    assert "Traceback" not in err
+    manifest = json.loads((dest / "manifest.json").read_text())
+    assert len(manifest["pages"]) == 2
+    errors = {(e["url"].rsplit("/", 1)[1], e["error"]) for e in manifest["page_errors"]}
+    assert errors == {(page, error) for page in ("", "other.html")
+                      for error in ("ReferenceError: notDefinedAnywhere is not defined",
+                                    "TypeError: $(...).tooltip is not a function")}
+
+    async def replay() -> list[dict[str, object]]:  # offline, the same errors are the page's, not the episode's end
+        async with CapturedSite(dest, image=PNG) as captured:
+            episode = await captured.open()
+            states = [await episode.reset()]
+            await episode.perform(Op("click", 'a[href="other.html"]'))
+            await episode.settle()
+            states.append(await episode.state())
+            states.append({"after": await episode.page.inner_text("#after")})
+            return states
+
+    home, other, after = asyncio.run(replay())
+    assert home["title"] == "Home" and other["title"] == "Other"
+    assert after == {"after": "The rest of the page still renders."}
+    assert check(dest).fidelity == 1.0

@@ -64,7 +64,10 @@ IMAGES_JS = """() => Promise.all([...document.images].map((img) => (img.complete
 @functools.cache
 def resting_js(report: str | None, clock: bool) -> str:
     """The fake clock run for `ms` (when `clock`), then IMAGES_JS, then `report` (a JS function) if given: its result."""
-    run = "await globalThis.__pwClock.controller.runFor(ms); " if clock else ""
+    # a timer of the page's own that throws is the page's error, as it would be in a real browser (reported to the page's
+    # `error` listeners and Playwright's `pageerror`), not the end of the run: the clock throws its first one at the end
+    run = ("try { await globalThis.__pwClock.controller.runFor(ms); } catch (e) { reportError(e); } "
+           if clock else "")
     then = f"return ({report})();" if report else "return null;"
     return f"async (ms) => {{ {run}await ({IMAGES_JS})(); {then} }}"
 
@@ -79,7 +82,12 @@ async def come_to_rest(page: Any, fake_time: bool = True, report: str | None = N
     """
     in_page = fake_time and len(page.frames) == 1
     if fake_time and not in_page:
-        await page.clock.run_for(SETTLE_MS)
+        try:
+            await page.clock.run_for(SETTLE_MS)
+        except Exception as err:  # Playwright's own Error: a timer of the page threw (its `pageerror` is not emitted)
+            if page.is_closed():
+                raise
+            await page.evaluate("(m) => reportError(new Error(m))", str(err).splitlines()[0])
     return await page.evaluate(resting_js(report, in_page), SETTLE_MS)
 
 

@@ -80,6 +80,7 @@ async def _capture(url: str, work: Path, rules: Rules, options: Options, flows: 
     (work / SCREENS).mkdir()
     origin = origin_of(url)
     chromium, sink = Chromium(), Sink()  # the browser's own services go to the sink, not to the internet
+    page_errors: set[tuple[str, str]] = set()  # a page's own script errors (page, first line): recorded, never fatal
     try:
         await chromium.start()
         with (work / WARC_FILE).open("wb") as stream:
@@ -87,6 +88,7 @@ async def _capture(url: str, work: Path, rules: Rules, options: Options, flows: 
                                                    "isPartOf": url})
             routes = RecordingRoutes(origin, writer, rules)
             page = await pinned_page(chromium.browser, routes, sink.url, bypass=urlsplit(origin).hostname)
+            page.on("pageerror", lambda err: page_errors.add((page.url, f"{err.name}: {err.message}".splitlines()[0])))
             pages, skipped = await _crawl(page, url, work, rules, options, routes, on_page)
             acted = [await _act_out(page, routes, url, flow, i, work) for i, flow in enumerate(flows)]
             version = chromium.browser.version
@@ -103,6 +105,7 @@ async def _capture(url: str, work: Path, rules: Rules, options: Options, flows: 
         "blocked": routes.tally.blocked, "blocked_urls": routes.tally.blocked_urls,
         "failed": [{"url": u, "error": e} for u, e in sorted(routes.failures.items())],
         "background_refused": dict(Counter(sink.hits)),
+        "page_errors": [{"url": u, "error": e} for u, e in sorted(page_errors)],
     }
 
 

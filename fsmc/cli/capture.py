@@ -77,6 +77,8 @@ def _capture(args: argparse.Namespace) -> int:
     print(f"{args.out}: {len(manifest['pages'])} pages{flows}, {manifest['exchanges']} requests "
           f"({manifest['responses']} responses, {manifest['revisits']} repeats), {manifest['blocked']} off-site "
           f"requests refused")
+    for error in manifest["page_errors"]:  # the application's own bugs: the capture goes on, as a browser would
+        print(f"fsmc capture: note: {error['url']}: the page's own script failed: {error['error']}", file=sys.stderr)
     return EXIT_OK
 
 

@@ -141,6 +141,47 @@ def test_an_adapter_that_raises_stops_the_run(out: Path, tmp_path: Path) -> None
     assert "broken_adapter:state" in str(err.value) and "ValueError: no table todo_item" in str(err.value)
 
 
+def test_an_application_runs_with_an_interpreter_of_its_own(tmp_path: Path) -> None:
+    """`python` names the application's virtual environment: `{python}` is its interpreter, not fsmc's."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)], check=True,
+                   timeout=120)  # the system's site packages: Django without a download
+    own = sidecar(tmp_path, python=json.dumps(str(venv / "bin" / "python")))
+
+    async def go() -> tuple[list[str], dict[str, object]]:
+        app = ClonedApp(own, load(SPEC))
+        async with app:
+            episode = await app.open()
+            state = await episode.reset()
+            assert app._process is not None
+            return list(app._process.args), state  # type: ignore[arg-type]
+
+    argv, state = asyncio.run(go())
+    assert argv[0] == str((venv / "bin" / "python").absolute()) != sys.executable
+    assert state == {"page": "login", "vars": {"logged_in": False, "milk": False, "milk_done": False}}
+    missing = sidecar(tmp_path, python='"no-venv/bin/python"')
+    with pytest.raises(BackendError) as err:
+        ClonedApp(missing, load(SPEC))
+    assert "`python` names " in str(err.value) and "no-venv/bin/python, which is no executable file" in str(err.value)
+
+
+def test_the_pages_of_an_application_under_a_prefix_are_paths_within_it(tmp_path: Path) -> None:
+    """`url` with a path: `ready`, `home` and the `pages` patterns are within it; a location outside is no page."""
+    text = SIDECAR.read_text(encoding="utf-8").replace('url = "http://127.0.0.1:{port}"',
+                                                       'url = "http://127.0.0.1:{port}/tracker/"')
+    text = text[:text.index("[state]")].replace("[env]", 'adapter = "zero_adapter:state"\n[env]')
+    (tmp_path / "fsmc-backend.toml").write_text(text, encoding="utf-8")
+    (tmp_path / "zero_adapter.py").write_text("def state(db):\n    return dict(logged_in=0, milk=0, milk_done=0)\n")
+    app = ClonedApp(tmp_path / "fsmc-backend.toml", load(SPEC))
+    app.port = 8123
+    assert app.prefix == "/tracker" and app.home == "http://127.0.0.1:8123/tracker/admin/login/"
+    app._load_adapter()
+    assert app.read_state("/tracker/admin/todos/todo/")["page"] == "todos"
+    with pytest.raises(EpisodeFailure) as outside:
+        app.read_state("/admin/todos/todo/")
+    assert "the location /admin/todos/todo/ is no page of the spec" in outside.value.detail
+
+
 # ---------------------------------------------------------------- the live environments over the application
 NOWHERE = {"action": "click", "coordinate": [2, 715]}
 LOGGED_IN_TODOS = {"page": "todos", "vars": {"logged_in": True, "milk": False, "milk_done": False}}

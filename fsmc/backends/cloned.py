@@ -33,6 +33,7 @@ from collections.abc import Callable, Mapping
 from contextlib import closing
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from fsmc import ir
 from fsmc.backends.captured import FromStartEpisode, LiveSite, PageEpisode
@@ -120,11 +121,16 @@ class ClonedApp(Backend):
 
     # ---------------------------------------------------------------- the sidecar's strings
     def _fill(self, text: str) -> str:
-        return text.replace("{port}", str(self.port)).replace("{data}", str(self.data)).replace("{python}", sys.executable)
+        return text.replace("{port}", str(self.port)).replace("{data}", str(self.data)).replace("{python}", self.sidecar.python)
 
     @property
     def url(self) -> str:
         return self._fill(self.sidecar.url).rstrip("/")
+
+    @property
+    def prefix(self) -> str:
+        """The path the application is served under (`/tracker` for `http://127.0.0.1:{port}/tracker`), or ''."""
+        return urlsplit(self.url).path
 
     @property
     def home(self) -> str:
@@ -285,7 +291,8 @@ class ClonedApp(Backend):
 
     def read_state(self, path: str) -> dict[str, Any]:
         """The state shown at the location `path`: its page, and that page's variables from the database."""
-        page = self.sidecar.page_of(path)
+        within = path == self.prefix or path.startswith(self.prefix + "/")  # a path within the application's own
+        page = self.sidecar.page_of(path[len(self.prefix):] or "/") if within else None
         if page is None:
             raise EpisodeFailure("state_diverged", f"the location {path} is no page of the spec (no pattern of "
                                  f"`pages` in {self.sidecar.path.name} matches it)")

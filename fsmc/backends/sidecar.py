@@ -3,9 +3,10 @@
 The sidecar says how to run the application and how to read its state; the spec stays about semantics:
 
     cwd = "."                                   # where the commands run, relative to the sidecar
+    python = ".venv/bin/python"                 # optional: the application's own interpreter (its virtual environment)
     setup = ["{python} manage.py migrate"]      # run once before `start`, each to completion
     start = "{python} manage.py runserver 127.0.0.1:{port} --noreload"
-    url = "http://127.0.0.1:{port}"             # the application's origin
+    url = "http://127.0.0.1:{port}"             # where the application is served (a path prefix may follow the port)
     ready = "/admin/login/"                     # answers (any status below 500) once the application is up
     home = "/admin/login/"                      # where every episode starts after a reset (default: ready)
     database = "{data}/db.sqlite3"              # the SQLite file a reset restores
@@ -15,14 +16,19 @@ The sidecar says how to run the application and how to read its state; the spec 
     [state]                                     # variable = a SQL query whose one value is the variable's
 
 In the strings `{port}` is a free port fsmc picks, `{data}` a fresh temporary folder for the application's
-data (its database lives there; nothing is written beside the sidecar), `{python}` fsmc's own interpreter.
+data (its database lives there; nothing is written beside the sidecar), `{python}` the interpreter `python` names
+(relative to the sidecar, or absolute), fsmc's own where none is named. `ready`, `home` and the `pages` patterns are
+paths within `url`: an application served under a prefix (`url = "http://127.0.0.1:{port}/tracker"`) is described
+as if it were served at the root, and a location outside the prefix is no page of the spec.
 `read_sidecar` returns the sidecar and every problem it has, each naming the key, so that the check of
 backends reports them all at the declaration and the backend refuses to start on any.
 """
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +36,7 @@ from typing import Any
 
 from fsmc import ir
 
-KEYS: dict[str, type | tuple[type, ...]] = {"cwd": str, "setup": list, "start": str, "url": str, "ready": str, "home": str, "database": str,
+KEYS: dict[str, type | tuple[type, ...]] = {"cwd": str, "python": str, "setup": list, "start": str, "url": str, "ready": str, "home": str, "database": str,
         "adapter": str, "ready_timeout": (int, float), "env": dict, "pages": dict, "state": dict}
 REQUIRED = ("start", "url", "ready", "database")
 _ADAPTER = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*$")
@@ -47,6 +53,7 @@ class Sidecar:
     database: str
     home: str
     cwd: Path
+    python: str = sys.executable
     setup: tuple[str, ...] = ()
     adapter: str | None = None
     ready_timeout: float = 60.0
@@ -122,6 +129,17 @@ def load_toml(path: Path) -> tuple[dict[str, Any] | None, list[str]]:
         return None, [f"{path} is not TOML: {err}"]
 
 
+def _python(path: Path, named: Any, problems: list[str]) -> str:
+    """The interpreter `{python}` stands for: the one `python` names, relative to the sidecar; else fsmc's own."""
+    if not isinstance(named, str):
+        return sys.executable
+    python = path.parent / named  # an absolute path stays itself
+    if not python.is_file() or not os.access(python, os.X_OK):
+        problems.append(f"`python` names {python}, which is no executable file (for a virtual environment of the "
+                        "application's own: its bin/python)")
+    return str(python.absolute())
+
+
 def read_sidecar(path: Path, spec: ir.Spec) -> tuple[Sidecar | None, list[str]]:
     """The sidecar at `path` and its problems (empty: the sidecar is usable), checked against `spec`."""
     data, problems = load_toml(path)
@@ -133,9 +151,10 @@ def read_sidecar(path: Path, spec: ir.Spec) -> tuple[Sidecar | None, list[str]]:
             data[table] = {}
     pages = read_pages(data, spec, problems)
     _state(data, spec, problems)
+    python = _python(path, data.get("python"), problems)
     if problems:
         return None, problems
-    sidecar = Sidecar(path=path, start=data["start"], url=data["url"], ready=data["ready"], database=data["database"],
+    sidecar = Sidecar(python=python, path=path, start=data["start"], url=data["url"], ready=data["ready"], database=data["database"],
                       home=data.get("home", data["ready"]), cwd=(path.parent / data.get("cwd", ".")).resolve(),
                       setup=tuple(data.get("setup", ())), adapter=data.get("adapter"),
                       ready_timeout=float(data.get("ready_timeout", 60.0)), env=dict(data.get("env", {})),

@@ -15,13 +15,19 @@ from fsmc.checks._gui import Collision, collisions
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
 
+EXCLUSIVE = "make their preconditions exclusive (`require x` in one, `require not x` in the other)"
+# on a real application's page (a declared backend) the elements are the page's own: two actions may well share a
+# submit button, and what they fill before it is what tells them apart
+REAL_PAGE = ("the page is a real application's, so its elements cannot be renamed: tell the two apart by what their "
+             "procedures fill before this event (a field typed or an option selected with different text), merge "
+             "them into one action whose parameter is typed or selected, or " + EXCLUSIVE)
 
-def _between(c: Collision) -> Diagnostic:
+
+def _between(c: Collision, real: bool) -> Diagnostic:
     a, b = c.first, c.second
     return Diagnostic("E330", f"duplicate selector on page '{c.page.name}': {b.event} fires both "
                       f"'{a.action.name}' and '{b.action.name}'", b.op.span,
-                      hint="give each action its own data-testid, or make their preconditions exclusive "
-                      "(`require x` in one, `require not x` in the other)",
+                      hint=REAL_PAGE if real else "give each action its own data-testid, or " + EXCLUSIVE,
                       notes=((a.op.span, f"'{a.action.name}' is fired here"),))
 
 
@@ -40,4 +46,4 @@ def gui_selectors_check(ctx: CheckContext) -> Iterator[Diagnostic]:
         if c.first.action is c.second.action:
             yield _within(c)
         elif c.first.action.goto == c.second.action.goto:
-            yield _between(c)
+            yield _between(c, real=bool(ctx.spec.backends))

@@ -32,3 +32,12 @@ if [ -f fsmc/templates/package-lock.json ] && [ ! -d fsmc/templates/node_modules
   echo "setup: installing the site template's npm packages" >&2
   (cd fsmc/templates && npm ci --no-audit --no-fund --loglevel=error)
 fi
+
+# Trac, the issue tracker specs/tracker.fsm is acted out on, in a virtual environment of its own (its sidecar names
+# the interpreter): Trac 1.6 imports setuptools' pkg_resources, and nothing of it needs to be in fsmc's environment.
+TRAC_VENV=specs/apps/tracker/.venv
+if ! "$TRAC_VENV/bin/python" -c 'import trac' 2>/dev/null; then
+  echo "setup: installing Trac into $TRAC_VENV" >&2
+  python3 -m venv "$TRAC_VENV"
+  "$TRAC_VENV/bin/python" -m pip install -q --root-user-action=ignore --disable-pip-version-check 'Trac==1.6' 'setuptools<81'
+fi

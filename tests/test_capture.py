@@ -246,3 +246,44 @@ def test_a_page_whose_own_scripts_throw_is_captured_and_replayed_with_the_errors
     assert home["title"] == "Home" and other["title"] == "Other"
     assert after == {"after": "The rest of the page still renders."}
     assert check(dest).fidelity == 1.0
+
+
+def test_a_stylesheets_picture_that_comes_late_is_in_the_view(tmp_path: Path) -> None:
+    """A background image requested only once a timer has styled the page, and served slowly, is in the screenshot."""
+    import http.server
+    import threading
+    import time
+
+    from PIL import Image
+
+    site = tmp_path / "site"
+    site.mkdir()
+    Image.new("RGB", (64, 64), (200, 20, 20)).save(site / "slow.png")
+    (site / "index.html").write_text(
+        "<!doctype html><html><head><title>Late</title><style>#hero { width: 300px; height: 200px; }"
+        ".ready #hero { background-image: url(slow.png); }</style>"
+        "<script>setTimeout(() => document.body.classList.add('ready'), 100);</script></head>"
+        "<body><div id='hero'></div></body></html>")
+
+    class Slow(http.server.SimpleHTTPRequestHandler):
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, directory=str(site), **kwargs)  # type: ignore[arg-type]
+
+        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+            if self.path.endswith(".png"):
+                time.sleep(0.8)
+            super().do_GET()
+
+        def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the stdlib's signature
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Slow)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        manifest = capture(f"http://127.0.0.1:{server.server_address[1]}/", tmp_path / "late", Options(depth=0))
+    finally:
+        server.shutdown()
+        server.server_close()
+    shot = Image.open(tmp_path / "late" / manifest["pages"][0]["screenshot"]).convert("RGB")
+    assert shot.getpixel((100, 100)) == (200, 20, 20)  # inside #hero, below the body's margin
+    assert check(tmp_path / "late").fidelity == 1.0

@@ -37,10 +37,19 @@ PIN_JS = """(() => {
 # a load is coming, or under way: the document is about to be left, or the new one is not complete yet
 LEAVING_JS = "() => self.__fsmcLeaving === true || document.readyState !== 'complete'"
 # CSS animations run on the compositor's clock, not the page's: finite ones are finished, endless ones (a blinking
-# caret drawn by an editor, a spinner) cancelled, as Playwright's own screenshots do with animations="disabled"
+# caret drawn by an editor, a spinner) cancelled, as Playwright's own screenshots do with animations="disabled".
+# Then the pictures a stylesheet draws (`background-image`) are loaded and decoded, as the page's <img> are: a
+# stylesheet's background that came in late made a view differ between two runs of the same page.
 STILL_JS = """() => { for (const a of document.getAnimations()) {
   const t = a.effect && a.effect.getComputedTiming();
-  if (t && t.endTime !== Infinity) a.finish(); else a.cancel(); } }"""
+  if (t && t.endTime !== Infinity) a.finish(); else a.cancel(); }
+  const urls = new Set();
+  for (const el of document.querySelectorAll('*')) {
+    const bg = getComputedStyle(el).backgroundImage;
+    if (bg && bg !== 'none') for (const m of bg.matchAll(/url\\("?([^")]*)"?\\)/g)) urls.add(m[1]);
+  }
+  return Promise.all([...urls].map((url) => { const img = new Image(); img.src = url;
+    return img.decode().catch(() => null); })).then(() => null); }"""
 
 
 async def pinned_page(browser: Any, routes: Routes, proxy: str | None = None, bypass: str | None = None) -> Any:

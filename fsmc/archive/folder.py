@@ -23,9 +23,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from fsmc.capture.routes import Recording
-from fsmc.capture.rules import RULES_FILE, Rules, RulesError, load_rules, parse
-from fsmc.capture.warc import WARC_FILE, ArchiveError, read_exchanges
+from fsmc.archive.routes import Recording
+from fsmc.archive.rules import RULES_FILE, Rules, RulesError, load_rules, parse
+from fsmc.archive.warc import WARC_FILE, ArchiveError, read_exchanges
 
 MANIFEST = "manifest.json"
 SCREENS = "screens"

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
-from fsmc.capture.rules import Rules
+from fsmc.archive.rules import Rules
 
 WARC_FILE = "capture.warc.gz"
 # what the stored body no longer has, or what the stored body's length replaces

@@ -57,12 +57,12 @@ class Site:
                 tasks: TaskSet | None = None) -> Site:
         """The backend OUT's spec declares (a capture, a cloned application) and the tasks of OUT. Its declaration is
         read now (InputError, BackendError: a sidecar or capture that is missing or wrong); it starts in the pool."""
-        from fsmc.replay import spec_backend
+        from fsmc.replay import open_declared
 
         tasks = tasks or TaskSet(out, spec=spec)
         if not tasks.machine.spec.backends:
             raise ValueError(f"the spec of {out} declares no backend: name its built site")
-        spec_backend(tasks.machine.spec, JPEG)
+        open_declared(tasks.machine.spec, JPEG)
         return cls(name or tasks.site, None, tasks, on_declared=True)
 
     @classmethod
@@ -84,9 +84,9 @@ class Site:
         if self.backend is not None:
             return self.backend
         if self.on_declared:
-            from fsmc.replay import spec_backend
+            from fsmc.replay import open_declared
 
-            return spec_backend(self.tasks.machine.spec, image, chromium)
+            return open_declared(self.tasks.machine.spec, image, chromium)
         assert self.dist is not None, f"the site {self.name} has neither a built site nor a backend"
         return GeneratedSite(self.dist, image=image, chromium=chromium)
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
-from pathlib import Path
-
 from collections.abc import Iterator
+from pathlib import Path
 
 import networkx as nx
 import pytest

@@ -322,10 +322,3 @@ def _elsewhere(name: str, scope: Scope) -> str | None:
         return f"'{name}' belongs to page '{pages[0]}': write `task ... on {pages[0]}` to use it in the goal"
     return (f"'{name}' belongs to page '{pages[0]}'; carry it here with `goto {scope.page_name} carry {name}` "
             f"into a variable of this page, or make it a session variable")
-
-
-def conjuncts(e: ir.Expr) -> list[ir.Expr]:
-    """The conjuncts of `a and b and ...`, left to right."""
-    if isinstance(e, ir.Binary) and e.op == "and":
-        return conjuncts(e.left) + conjuncts(e.right)
-    return [e]

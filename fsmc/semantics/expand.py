@@ -48,6 +48,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from fsmc import ir
+from fsmc.ir.visit import conjuncts
 from fsmc.semantics import domains as T
 from fsmc.semantics.compile import Compiled, ExprCompiler, tuple_display, view_fn
 from fsmc.semantics.lowered import ArgRef, Scope, VarRef, ViewRef, expr_slots
@@ -81,17 +82,6 @@ class _Locals(ExprCompiler):
         if isinstance(ref, ViewRef) and node.id in self.hoisted:
             return f"w_{node.id}", t
         return code, t
-
-
-def conjuncts(requires: tuple[ir.Expr, ...]) -> list[ir.Expr]:
-    """The tests of an action's requires in evaluation order, with every top-level `and` split."""
-    out: list[ir.Expr] = []
-    for e in requires:
-        while isinstance(e, ir.Binary) and e.op == "and":
-            out += conjuncts((e.left,))
-            e = e.right
-        out.append(e)
-    return out
 
 
 def always_read_views(e: ir.Expr, scope: Scope) -> Iterator[str]:
@@ -154,7 +144,7 @@ def _action_lines(machine: Machine, ca: CompiledAction, aid: int, pi: int) -> li
     """
     action = ca.action
     scope = machine.scope(pi, action.params)
-    tests = conjuncts(action.requires)
+    tests = conjuncts(*action.requires)
     kept, slots = _split(tests, scope, machine, pi)
     if not action.params and not any(_reads_view(e, scope) for e in tests[:kept]):
         kept = 0
@@ -221,4 +211,4 @@ def _compile(machine: Machine) -> None:
     exec(compile(code, f"<fsmc:{machine.spec.site.name}:expand>", "exec"), machine.namespace)  # noqa: S102 - generated
 
 
-__all__ = ["CANDIDATES", "Expander", "Found", "always_read_views", "compile_expanders", "conjuncts", "expander_source"]
+__all__ = ["CANDIDATES", "Expander", "Found", "always_read_views", "compile_expanders", "expander_source"]

@@ -24,7 +24,8 @@ PACKAGE = ROOT / "fsmc"
 
 # fsmc's parts from the bottom floor up: a part imports only parts on floors below its own.
 CORE = (
-    ("ir", "atomic", "lock", "browser"),  # the IR, and services that know nothing of a spec
+    ("ir", "errors", "atomic"),  # the IR, the root error
+    ("lock", "browser"),  # services that know nothing of a spec
     ("diagnostics", "printer", "semantics", "archive", "llm"),  # a site's archive; the model providers
     ("source", "analysis", "engines", "codegen", "backends", "export", "testing"),
     ("frontend",),
@@ -150,6 +151,23 @@ def test_a_part_imports_only_parts_below_it(part_imports: dict[tuple[str, str], 
 def test_no_cycle_among_parts(part_imports: dict[tuple[str, str], list[str]]) -> None:
     cycles = list(nx.simple_cycles(nx.DiGraph(list(part_imports))))
     assert cycles == [], cycles
+
+
+CONTROL_FLOW = {"Bail", "_Fallback", "Transient"}  # raised and caught inside one stage, never a command's failure
+
+
+def test_every_error_derives_from_fsmc_error() -> None:
+    """A class that derives straight from a builtin exception also derives from FsmcError (which carries its exit
+    code), so the command line maps every failure in one place."""
+    import builtins
+
+    strays = [f"{path.relative_to(ROOT)}:{node.lineno} {node.name}" for path in PACKAGE.rglob("*.py")
+              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.ClassDef)
+              and node.name not in CONTROL_FLOW and node.name != "FsmcError"
+              and any(isinstance(b, ast.Name) and isinstance(getattr(builtins, b.id, None), type)
+                      and issubclass(getattr(builtins, b.id), BaseException) for b in node.bases)
+              and not any(isinstance(b, ast.Name) and b.id == "FsmcError" for b in node.bases)]
+    assert strays == []
 
 
 def test_only_the_frontend_touches_lark() -> None:

@@ -18,16 +18,17 @@ from fsmc.backends.site import GeneratedSite
 from fsmc.browser import Chromium, find_dist
 from fsmc.env.core import AsyncFsmcEnv
 from fsmc.env.tasks import TaskSet
+from fsmc.errors import FsmcError
 
 
-class UnknownSite(KeyError):
+class UnknownSite(FsmcError, KeyError):
     """No site of that name in the pool."""
 
     def __str__(self) -> str:
         return str(self.args[0])
 
 
-class TooManyEpisodes(RuntimeError):
+class TooManyEpisodes(FsmcError, RuntimeError):
     """More environments asked for at once than the site's backend can run (a cloned application: one database)."""
 
 

@@ -12,8 +12,6 @@ from fsmc import ir
 from fsmc.checks.context import CheckContext
 from fsmc.semantics import template_names
 
-BUILTINS = ("len", "count", "pages", "first", "last", "sum")
-
 BindingKind = Literal["param", "alias", "var", "view", "session"]
 Role = Literal["default", "where", "order", "when", "require", "value", "key", "goal", "answer"]
 

@@ -50,6 +50,7 @@ from typing import TYPE_CHECKING, Any
 from fsmc import ir
 from fsmc.ir.visit import conjuncts
 from fsmc.semantics import domains as T
+from fsmc.semantics.builtins import OF_VIEW
 from fsmc.semantics.compile import Compiled, ExprCompiler, tuple_display, view_fn
 from fsmc.semantics.lowered import ArgRef, Scope, VarRef, ViewRef, expr_slots
 
@@ -100,7 +101,7 @@ def always_read_views(e: ir.Expr, scope: Scope) -> Iterator[str]:
     elif isinstance(e, ir.Index):
         yield from always_read_views(e.obj, scope)
         yield from always_read_views(e.key, scope)
-    elif isinstance(e, ir.Call) and e.func not in ("count", "pages"):  # those read the full rows, not the page
+    elif isinstance(e, ir.Call) and e.func not in OF_VIEW:  # those read the full rows, not the page
         for arg in e.args:
             yield from always_read_views(arg, scope)
     elif isinstance(e, ir.SetLit):

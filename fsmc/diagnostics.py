@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
+from fsmc.errors import FsmcError
 from fsmc.ir.nodes import Span
 
 Severity = Literal["error", "warning"]
@@ -39,7 +40,7 @@ class Diagnostic:
         }
 
 
-class SpecError(Exception):
+class SpecError(FsmcError):
     """Raised when a spec cannot be turned into IR at all (unreadable, syntax error)."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic]):

@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsmc.errors import EXIT_BUSY, FsmcError
+
 
 @dataclass(frozen=True)
 class Holder:
@@ -33,8 +35,10 @@ class Holder:
         return f"pid {self.pid} ({self.command}, since {self.since})"
 
 
-class FolderBusy(Exception):
+class FolderBusy(FsmcError):
     """Another process writes the folder now; the message names it."""
+
+    exit_code = EXIT_BUSY
 
     def __init__(self, folder: Path, holder: Holder | None):
         who = str(holder) if holder else "a process that is starting"

@@ -6,6 +6,7 @@ import math
 from decimal import Decimal
 
 from fsmc import ir
+from fsmc.errors import FsmcError
 from fsmc.ir.visit import KINDS
 
 __all__ = ["PrintError", "backend_to_fsm", "effect_to_fsm", "expr_to_fsm", "property_keyword", "property_to_fsm", "quote", "to_fsm",
@@ -23,7 +24,7 @@ _BINARY_LEVEL: dict[str, int] = {
 }
 
 
-class PrintError(ValueError):
+class PrintError(FsmcError, ValueError):
     """The IR holds something that has no .fsm spelling (an infinite float, a nested optional)."""
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
+from fsmc.errors import EXIT_UNREADABLE, FsmcError
 
 __all__ = ["MAX_BYTES", "FileRefused", "Source", "read_limited", "read_source", "recall", "remember"]
 
@@ -91,8 +92,10 @@ class Source:
 # ---------------------------------------------------------------- reading files
 
 
-class FileRefused(ValueError):
+class FileRefused(FsmcError, ValueError):
     """The path exists but is no file fsmc reads: a directory, a device or pipe, or a file over the size limit."""
+
+    exit_code = EXIT_UNREADABLE
 
 
 def read_limited(path: Path, limit: int = MAX_BYTES) -> bytes:

@@ -1,7 +1,9 @@
 """The package's shape holds: no import cycle between modules, stages import only what lies below them.
 
 Imports are read from the source with `ast` (module level and inside functions alike, since a lazy import
-still ties two modules), so these tests see what a reader of the code sees.
+still ties two modules), so these tests see what a reader of the code sees. Between parts (fsmc's top-level
+packages and modules) the order is data, LAYERS: an import under `if TYPE_CHECKING:` is for the type checker
+alone and does not count there.
 """
 
 from __future__ import annotations
@@ -9,13 +11,37 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import networkx as nx
 import pytest
 
+import fsmc
+
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = ROOT / "fsmc"
+
+# fsmc's parts from the bottom floor up: a part imports only parts on floors below its own.
+CORE = (
+    ("ir", "errors", "atomic"),  # the IR, the root error
+    ("lock", "browser"),  # services that know nothing of a spec
+    ("diagnostics", "printer", "semantics", "archive", "llm"),  # a site's archive; the model providers
+    ("source", "analysis", "engines", "codegen", "backends", "export", "testing"),
+    ("frontend",),
+    ("formats", "checks"),
+    ("compilation",),
+    ("enumerate",),
+    ("replay", "properties"),
+)
+PRODUCTS = (  # built on the core pipeline, which imports none of them
+    ("capture", "propose", "agent"),
+    ("env", "project"),
+    ("eval", "bridges"),
+    ("browsergym", "cli"),
+    ("__main__",),
+)
+LAYERS = CORE + PRODUCTS
 
 
 def _module(path: Path) -> str:
@@ -65,6 +91,83 @@ def test_no_check_leans_on_another_check(graph: nx.DiGraph) -> None:
 
     leaning = [(a, b) for a, b in graph.edges if is_check(a) and is_check(b)]
     assert leaning == []
+
+
+def _typing_only(node: ast.AST) -> bool:
+    test = getattr(node, "test", None)
+    return isinstance(node, ast.If) and ((isinstance(test, ast.Name) and test.id == "TYPE_CHECKING")
+                                         or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"))
+
+
+def _run_time_imports(tree: ast.AST) -> Iterator[tuple[str, int]]:
+    """(module, line) of every import, lazy ones too, but not those under `if TYPE_CHECKING:`."""
+    for node in ast.iter_child_nodes(tree):
+        if isinstance(node, ast.Import):
+            yield from ((a.name, node.lineno) for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            yield node.module, node.lineno
+            if node.module == "fsmc":  # `from fsmc import ir`, or a name the package's face takes from a part
+                yield from ((FACE.get(a.name, f"fsmc.{a.name}"), node.lineno) for a in node.names)
+        yield from _run_time_imports(ast.Module(body=node.orelse, type_ignores=[]) if _typing_only(node) else node)
+
+
+FACE = dict(fsmc._WHERE)
+
+
+def _part(module: str) -> str | None:
+    """The top-level part of fsmc a module belongs to (None outside fsmc, or for the package's face itself)."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "fsmc" and len(parts) > 1 else None
+
+
+@pytest.fixture(scope="module")
+def part_imports() -> dict[tuple[str, str], list[str]]:
+    """(importer, imported) parts → where: `fsmc/x/y.py:LINE` of each import."""
+    parts = {p.stem if p.suffix else p.name for p in PACKAGE.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()}
+    found: dict[tuple[str, str], list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        source = _part(_module(path))
+        for module, line in _run_time_imports(ast.parse(path.read_text(encoding="utf-8"))):
+            target = _part(module)
+            if source and target in parts and target != source:
+                found.setdefault((source, target), []).append(f"{path.relative_to(ROOT)}:{line}")
+    return found
+
+
+def test_every_part_has_its_floor() -> None:
+    floors = [p for floor in LAYERS for p in floor]
+    parts = sorted(p.stem if p.suffix else p.name for p in PACKAGE.iterdir()
+                   if (p.suffix == ".py" and p.stem != "__init__") or (p / "__init__.py").exists())
+    assert sorted(floors) == parts, "place each part of fsmc on one floor of LAYERS"
+
+
+def test_a_part_imports_only_parts_below_it(part_imports: dict[tuple[str, str], list[str]]) -> None:
+    floor = {p: n for n, parts in enumerate(LAYERS) for p in parts}
+    upward = [f"{a} (floor {floor[a]}) imports {b} (floor {floor[b]}): {', '.join(where)}"
+              for (a, b), where in sorted(part_imports.items()) if floor[b] >= floor[a]]
+    assert upward == [], "\n".join(upward)
+
+
+def test_no_cycle_among_parts(part_imports: dict[tuple[str, str], list[str]]) -> None:
+    cycles = list(nx.simple_cycles(nx.DiGraph(list(part_imports))))
+    assert cycles == [], cycles
+
+
+CONTROL_FLOW = {"Bail", "_Fallback", "Transient"}  # raised and caught inside one stage, never a command's failure
+
+
+def test_every_error_derives_from_fsmc_error() -> None:
+    """A class that derives straight from a builtin exception also derives from FsmcError (which carries its exit
+    code), so the command line maps every failure in one place."""
+    import builtins
+
+    strays = [f"{path.relative_to(ROOT)}:{node.lineno} {node.name}" for path in PACKAGE.rglob("*.py")
+              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.ClassDef)
+              and node.name not in CONTROL_FLOW and node.name != "FsmcError"
+              and any(isinstance(b, ast.Name) and isinstance(getattr(builtins, b.id, None), type)
+                      and issubclass(getattr(builtins, b.id), BaseException) for b in node.bases)
+              and not any(isinstance(b, ast.Name) and b.id == "FsmcError" for b in node.bases)]
+    assert strays == []
 
 
 def test_only_the_frontend_touches_lark() -> None:

@@ -67,7 +67,7 @@ def test_value_expr_has_a_meaning(spec: ir.Spec) -> None:
 
 
 def test_sample_text_follows_the_fields_name() -> None:
-    from fsmc.formats.awm_effects import sample_text
+    from fsmc.formats.awm.effects import sample_text
 
     assert [sample_text(f) for f in ("signup_email", "card_cvc", "team_name", "segment_condition_value")] == [
         "alex.morgan@example.com", "123", "My team", "Segment condition one"]
@@ -287,7 +287,7 @@ def test_every_reached_page_is_a_task_in_words(spec: ir.Spec) -> None:
 
 
 def test_instructions_are_told_apart() -> None:
-    from fsmc.formats.awm_tasks import words
+    from fsmc.formats.awm.tasks import words
 
     data = json.loads(GLOBAL_PAGE.read_text())
     data["pages"].append({"id": "BRANCH_CREATED_AGAIN", "signature_schema": {}, "actions": []})

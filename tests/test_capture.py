@@ -18,9 +18,9 @@ import pytest
 from datasette_site import Datasette, Tripwire, free_port, zoo_db
 from warcio.archiveiterator import ArchiveIterator
 
+from fsmc.archive.rules import parse
 from fsmc.backends import PNG, CapturedSite, Op
 from fsmc.capture import Options, capture, check, load_rules
-from fsmc.capture.rules import parse
 from fsmc.cli import main
 
 pytest.importorskip("datasette")
@@ -188,8 +188,8 @@ def test_rules_drop_volatile_parts_and_a_users_file_extends_them(tmp_path: Path)
 
 
 def test_a_request_gets_its_first_response_since_the_last_change() -> None:
-    from fsmc.capture.routes import Recording
-    from fsmc.capture.warc import Exchange
+    from fsmc.archive.routes import Recording
+    from fsmc.archive.warc import Exchange
 
     def page(method: str, url: str, body: bytes) -> Exchange:
         return Exchange(method, f"http://h{url}", 200, (), body)

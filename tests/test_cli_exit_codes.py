@@ -9,8 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from fsmc.archive.folder import CaptureError
 from fsmc.cli import build_parser, main
 from fsmc.cli import schema as schema_command
+from fsmc.llm import LLMError
+from fsmc.lock import FolderBusy
+from fsmc.replay.inputs import InputError
 
 ROOT = Path(__file__).resolve().parent.parent
 MINI = ROOT / "tests" / "fixtures" / "mini.fsm"
@@ -74,6 +78,18 @@ def test_a_bug_is_one_line_and_exit_3(monkeypatch: pytest.MonkeyPatch, capsys: p
     assert lines[0] == "fsmc: internal error: KeyError: 'site'"
     assert "please report this with the command you ran" in lines[1]
     assert "Traceback" not in captured.err and captured.out == ""
+
+
+@pytest.mark.parametrize(("error", "code"), [(InputError("out/shop: no manifest.json"), 2),
+                                             (FolderBusy(Path("out"), None), 75),
+                                             (CaptureError("no capture there", unreadable=True), 2),
+                                             (CaptureError("the crawl found no page"), 1), (LLMError("no key"), 1)])
+def test_an_error_a_command_leaves_unworded_exits_with_its_own_code(
+        error: Exception, code: int, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Every failure derives from FsmcError, whose exit code the command line reads in one place: no 'internal error'."""
+    monkeypatch.setattr(schema_command, "run", _raise(error))
+    assert main(["schema"]) == code
+    assert capsys.readouterr().err == f"fsmc: error: {error}\n"
 
 
 def test_fsmc_debug_shows_the_traceback(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -262,7 +262,7 @@ PNG = b"\x89PNG\r\n\x1a\n" + b"\x00" * 32
 
 
 def test_paraphrases_are_kept_only_when_they_name_every_value(tmp_path: Path) -> None:
-    from fsmc.llm import paraphrase
+    from fsmc.enumerate.paraphrases import paraphrase
 
     candidates = ["Please borrow The Long Field by Ana Ruiz.", "Borrow the long field by Ana Ruiz.",
                   "Get me a novel.", "Please borrow The Long Field by Ana Ruiz.", "Borrow The Long Field by Ana Ruiz."]
@@ -276,7 +276,7 @@ def test_paraphrases_are_kept_only_when_they_name_every_value(tmp_path: Path) ->
 def test_an_enumeration_is_paraphrased_beside_its_files(tmp_path: Path) -> None:
     from fsmc import Compilation
     from fsmc.enumerate import enumerate_spec
-    from fsmc.llm import paraphrase_output, task_values
+    from fsmc.enumerate.paraphrases import paraphrase_output, task_values
     from fsmc.propose.reference import EXAMPLE
 
     c = Compilation("library.fsm", text=EXAMPLE)
@@ -327,7 +327,7 @@ def test_fsmc_enumerate_paraphrase_writes_them_and_a_rerun_is_answered_from_the_
 
 @pytest.mark.parametrize("provider", ["openai", "gemini"])
 def test_a_thought_is_written_from_the_screenshot_and_cached(provider: str, tmp_path: Path) -> None:
-    from fsmc.llm import ModelThoughts
+    from fsmc.export.thoughts import ModelThoughts
 
     with StandIn(["<think>The genre filter is at the top, so I pick history.</think>"]) as server:
         thoughts = ModelThoughts(client(server, provider, tmp_path))
@@ -339,7 +339,7 @@ def test_a_thought_is_written_from_the_screenshot_and_cached(provider: str, tmp_
 
 
 def test_a_replay_gets_a_thought_per_step_under_its_rows_ids(tmp_path: Path) -> None:
-    from fsmc.llm import thoughts_output
+    from fsmc.export.thoughts import thoughts_output
 
     data = tmp_path / "data"
     (data / "screens").mkdir(parents=True)

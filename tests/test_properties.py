@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fsmc import Compilation, Machine, ir, load, load_text
+from fsmc.analysis.conditions import Junction, Leaf, Names, PageTest, condition
 from fsmc.checks import CheckContext
 from fsmc.checks.properties import properties_check
 from fsmc.diagnostics import SpecError
@@ -33,7 +34,6 @@ from fsmc.frontend.descent import Bail, parse_fast
 from fsmc.frontend.parser import parse, parse_lark
 from fsmc.printer import expr_to_fsm, to_fsm
 from fsmc.properties import run_tests
-from fsmc.properties.conditions import Junction, Leaf, Names, PageTest, condition
 from fsmc.properties.decide import Verdict, decide
 from fsmc.properties.output import counterexample
 from fsmc.properties.spin import spin_leads_to

@@ -57,7 +57,7 @@ def test_copy_fits_the_kind_of_site_or_is_left_out() -> None:
 
 def test_the_inventory_says_what_was_invented() -> None:
     ids_only = invented(load(WEBMAIL))
-    # the AutoWebWorld importer words a world's page titles itself (fsmc/formats/awm_build.py): the site invents none
+    # the AutoWebWorld importer words a world's page titles itself (fsmc/formats/awm/build.py): the site invents none
     assert (ids_only.named_from_id, ids_only.page_titles, ids_only.action_labels) == (True, 0, 23)
     assert all(p.title and "_" not in p.title for p in load(WEBMAIL).pages)
     assert "no data" in ids_only.summary() and "mail copy" in ids_only.summary()

@@ -15,6 +15,8 @@ import os
 import re
 from pathlib import Path
 
+from fsmc.errors import FsmcError
+
 CUSTOM = "custom"
 SUFFIXES = (".css", ".vue", ".svg", ".js", ".json")
 MAX_FILE_BYTES = 256 * 1024
@@ -41,7 +43,7 @@ const CUSTOM_PAGES = Object.fromEntries(Object.entries(import.meta.glob('../{CUS
 const current = computed(() => CUSTOM_PAGES[FSM_PAGES[state.value[0]]] || PAGE_COMPONENTS[state.value[0]])"""
 
 
-class AreaError(Exception):
+class AreaError(FsmcError):
     """A path or a file the custom area refuses; the message says what is allowed."""
 
 

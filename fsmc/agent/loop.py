@@ -22,6 +22,7 @@ from fsmc.agent import area
 from fsmc.agent.protocol import SCHEMA, Turn, messages, read_action, task_text
 from fsmc.agent.sample import Browser, choose_sample, describe
 from fsmc.agent.workspace import Result, Workspace
+from fsmc.errors import FsmcError
 from fsmc.llm import Client, Request
 from fsmc.semantics import Machine
 
@@ -31,7 +32,7 @@ TRANSCRIPT = "agent.transcript.jsonl"
 LEDGER = "agent.ledger.jsonl"
 
 
-class AgentError(Exception):
+class AgentError(FsmcError):
     """The run cannot start (the generated site does not build or fails its own sample, or no browser)."""
 
 

@@ -1,4 +1,4 @@
-"""Analyses over a spec that never change the IR: the page graph and the drawing of it."""
+"""Analyses over a spec that never change the IR: the page graph and the drawing of it, a property's conditions."""
 
 from fsmc.analysis.pages import linked_pages, page_graph
 

@@ -19,6 +19,7 @@ import networkx as nx
 
 from fsmc import ir
 from fsmc.analysis.pages import page_graph
+from fsmc.errors import FsmcError
 
 FORMATS = ("svg", "png", "pdf", "dot")
 COLOURS = {"entry": "#c7e9c0", "terminal": "#fcbba1", "page": "#dbe9f6", "unreachable": "#eeeeee"}
@@ -26,7 +27,7 @@ EDGES = {"entry": "#238b45", "terminal": "#cb181d", "page": "#4a6f99", "unreacha
 MAX_LABELS = 3
 
 
-class DrawError(Exception):
+class DrawError(FsmcError):
     """The picture cannot be made (unknown format, Graphviz missing or failing)."""
 
 

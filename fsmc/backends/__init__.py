@@ -5,6 +5,7 @@ from fsmc.backends.actor import SETTLE_MS, Actor
 from fsmc.backends.captured import CapturedSite, LiveSite, PageEpisode, SelectorActor
 from fsmc.backends.captured_spec import CapturedSpec, CapturedSpecEpisode
 from fsmc.backends.cloned import AppEpisode, ClonedApp
+from fsmc.backends.declared import spec_backend
 from fsmc.backends.previews import screenshot_states
 from fsmc.backends.protocol import (
     IMAGE_FORMATS,
@@ -26,4 +27,4 @@ from fsmc.backends.site import GeneratedSite, SiteEpisode
 
 __all__ = ["IMAGE_FORMATS", "JPEG", "PNG", "REASONS", "SETTLE_MS", "Actor", "AgentPaced", "AppEpisode", "Backend", "BackendError", "Box",
            "Capture", "CapturedSite", "CapturedSpec", "CapturedSpecEpisode", "ClonedApp", "Episode", "EpisodeFailure", "GeneratedSite", "ImageFormat", "LiveSite",
-           "Op", "PageEpisode", "SelectorActor", "SiteEpisode", "Step", "screenshot_states"]
+           "Op", "PageEpisode", "SelectorActor", "SiteEpisode", "Step", "screenshot_states", "spec_backend"]

@@ -4,7 +4,7 @@
 capture lacks gets a deterministic 404 and is counted (`misses`), a request outside the site's origin
 is refused and counted (`blocked_requests`), and anything that escapes the handlers (a popup's page)
 reaches a sink proxy on loopback, which refuses and counts it too (`escaped`): nothing reaches the network. Time and randomness are
-pinned (`fsmc.capture.pinning`), so the same actions give the same pixels. `LiveSite` is the same
+pinned (`fsmc.archive.pinning`), so the same actions give the same pixels. `LiveSite` is the same
 episode over the live origin: what a capture is compared with. Selectors here are CSS selectors: a
 third-party site has no data-testid attributes.
 
@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urljoin
 
+from fsmc.archive.folder import CaptureFolder
+from fsmc.archive.pinning import LEAVING_JS, STILL_JS, pinned_page
+from fsmc.archive.routes import LiveRoutes, OfflineRoutes, Routes, origin_of
 from fsmc.backends.actor import LOCATE_JS, VISIBLE_JS, Actor
 from fsmc.backends.pointer import lifts, prepare
 from fsmc.backends.protocol import JPEG, Backend, Capture, EpisodeFailure, Hasher, ImageFormat, Op, Step
 from fsmc.browser import Chromium, Sink
-from fsmc.capture.folder import CaptureFolder
-from fsmc.capture.pinning import LEAVING_JS, STILL_JS, pinned_page
-from fsmc.capture.routes import LiveRoutes, OfflineRoutes, Routes, origin_of
 
 LOAD_TIMEOUT_MS = 15_000
 _BY_TESTID = '`[data-testid="${CSS.escape(tid)}"]`'

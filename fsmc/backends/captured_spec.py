@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from fsmc import ir
+from fsmc.archive.routes import OfflineRoutes
 from fsmc.backends.captured import CapturedSite, FromStartEpisode, PageEpisode
 from fsmc.backends.extractors import EXTRACT_FILE, Extractors, convert, from_location, read_extractors
 from fsmc.backends.protocol import JPEG, Backend, BackendError, EpisodeFailure, Hasher, ImageFormat
 from fsmc.browser import Chromium
-from fsmc.capture.routes import OfflineRoutes
 
 ELEMENT_JS = """(sel) => {
   const found = document.querySelectorAll(sel);

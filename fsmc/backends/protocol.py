@@ -21,15 +21,17 @@ from enum import Enum
 from types import TracebackType
 from typing import Any, Protocol, Self, runtime_checkable
 
+from fsmc.errors import FsmcError
+
 # Why an operation, a move or a trajectory failed; replay counts rejections by these.
 REASONS = ("element_missing", "not_visible", "state_diverged", "navigation_failed", "timeout")
 
 
-class BackendError(Exception):
+class BackendError(FsmcError):
     """The backend itself failed, not one move: it did not start, its state adapter raised. Replay stops on it."""
 
 
-class EpisodeFailure(Exception):
+class EpisodeFailure(FsmcError):
     """An operation could not be done or its result is wrong; `reason` is one of REASONS."""
 
     def __init__(self, reason: str, detail: str):

@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from fsmc.errors import FsmcError
+
 VIEWPORT = {"width": 1280, "height": 720}
 # Off the network (no background services), and rendering that does not depend on timing or the GPU:
 # no smooth scrolling, no overlay scrollbars appearing and fading, no font hinting differences, and tiles
@@ -35,7 +37,7 @@ HIDE_CARET = """addEventListener('DOMContentLoaded', () => {
 })"""
 
 
-class BrowserMissing(RuntimeError):
+class BrowserMissing(FsmcError, RuntimeError):
     """Chromium (or Playwright) is not installed."""
 
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fsmc.archive.folder import CaptureFolder
 from fsmc.backends.protocol import PNG, EpisodeFailure
 from fsmc.capture.flows import Flow, act_out
-from fsmc.capture.folder import CaptureFolder
 
 if TYPE_CHECKING:
     from fsmc.backends.captured import PageEpisode

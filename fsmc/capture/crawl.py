@@ -1,7 +1,7 @@
 """Capturing a live site: Chromium crawls it within its origin, and every HTTP exchange goes into the archive.
 
 Breadth first from the start URL, to a depth and a page budget: each HTML page is loaded in one pinned
-context (`fsmc.capture.pinning`, so cookies carry over as a user's would), left to settle, photographed
+context (`fsmc.archive.pinning`, so cookies carry over as a user's would), left to settle, photographed
 (PNG, the reference for offline views) and searched for links within the origin. Links are followed
 once per normalised URL, so a cache buster does not make a page new. Links that turn out not to be
 HTML (JSON, CSV, downloads) are recorded in the archive but are not pages. Flows (`fsmc.capture.flows`)
@@ -21,16 +21,17 @@ from typing import Any
 from urllib.parse import urldefrag, urlsplit
 
 from fsmc import __version__
+from fsmc.archive.folder import MANIFEST, SCREENS, CaptureError, folder_in_progress
+from fsmc.archive.pinning import PINNED_TIME_MS, SEED, STILL_JS, pinned_page
+from fsmc.archive.routes import RecordingRoutes, origin_of
+from fsmc.archive.rules import RULES_FILE, Rules, RulesError, load_rules
+from fsmc.archive.warc import WARC_FILE, ArchiveWriter
 from fsmc.atomic import write_atomic
 from fsmc.backends.actor import Actor
+from fsmc.backends.captured import PageEpisode
 from fsmc.backends.protocol import PNG, EpisodeFailure
 from fsmc.browser import VIEWPORT, Chromium, Sink
 from fsmc.capture.flows import Flow, act_out, load_flows
-from fsmc.capture.folder import MANIFEST, SCREENS, CaptureError, folder_in_progress
-from fsmc.capture.pinning import PINNED_TIME_MS, SEED, STILL_JS, pinned_page
-from fsmc.capture.routes import RecordingRoutes, origin_of
-from fsmc.capture.rules import RULES_FILE, Rules, RulesError, load_rules
-from fsmc.capture.warc import WARC_FILE, ArchiveWriter
 
 LOAD_TIMEOUT_MS = 30_000
 LINKS_JS = "() => [...document.querySelectorAll('a[href]')].map((a) => [a.getAttribute('href'), a.href])"
@@ -146,8 +147,6 @@ async def _crawl(page: Any, url: str, work: Path, rules: Rules, options: Options
 
 async def _act_out(page: Any, routes: RecordingRoutes, url: str, flow: Flow, number: int, work: Path) -> dict[str, Any]:
     """The flow acted out on the live site: each operation with the location and view after it."""
-    from fsmc.backends.captured import PageEpisode  # fsmc.backends imports this package: only once both are loaded
-
     episode = PageEpisode(page, routes, url, PNG)
     try:
         views = await act_out(episode, flow)

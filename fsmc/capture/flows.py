@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from fsmc.archive.folder import CaptureError
 from fsmc.backends.protocol import Capture, Op
-from fsmc.capture.folder import CaptureError
 
 if TYPE_CHECKING:
     from fsmc.backends.captured import PageEpisode

@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import Literal
 
 from fsmc import ir
+from fsmc.archive.folder import CaptureError
 from fsmc.atomic import write_atomic
 from fsmc.backends.extractors import EXTRACT_FILE
-from fsmc.capture.folder import CaptureError
 from fsmc.capture.moves import Candidate, Move, form_candidates, link_candidates
 from fsmc.capture.sitemap import Capture, Instance, Template, identifier, read_capture, templates
 

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
+from fsmc.archive.folder import CaptureError, CaptureFolder
+from fsmc.archive.routes import Recording
 from fsmc.capture.dom import PageHtml, read_page
-from fsmc.capture.folder import CaptureError, CaptureFolder
-from fsmc.capture.routes import Recording
 from fsmc.frontend.keywords import RESERVED
 
 _ID = re.compile(r"^(\d+|[0-9a-fA-F]{8,}|[0-9a-fA-F-]{36})$")

@@ -1,4 +1,5 @@
-"""The types of the built-in functions (docs/semantics.md, "Built-ins"), for the type checker."""
+"""The static types of the built-in functions' arguments and results, for the type checker (fsmc.semantics.builtins
+names them and says what each takes)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from typing import Protocol
 from fsmc import ir
 from fsmc.checks._index import Scope
 from fsmc.checks._types import ANY, INT, NUM, Ty, describe, elem_of
+from fsmc.semantics.builtins import SIGNATURES
 
 
 class TypeInference(Protocol):
@@ -20,23 +22,13 @@ class TypeInference(Protocol):
     def error(self, code: str, message: str, node: ir.Node, hint: str | None = None) -> Ty: ...
 
 
-_SIGNATURE = {
-    "len": "len(x) counts the members of a set or map, or the rows a view shows",
-    "count": "count(v) counts the rows of view v before pagination",
-    "pages": "pages(v) is the number of pages of a paginated view v",
-    "first": "first(v) is the first row a view shows (or none)",
-    "last": "last(v) is the last row a view shows (or none)",
-    "sum": "sum(m) adds up the values of a map",
-}
-
-
 def call_type(typer: TypeInference, e: ir.Call) -> Ty:
     """The type of a call of a built-in, reporting the arguments it does not accept."""
     args = [typer.infer(a) for a in e.args]
-    if e.func not in _SIGNATURE:
+    if e.func not in SIGNATURES:
         return ANY  # the names check reports unknown functions
     if len(args) != 1:
-        return typer.error("E206", f"{e.func}() takes 1 argument, not {len(args)}", e, hint=_SIGNATURE[e.func])
+        return typer.error("E206", f"{e.func}() takes 1 argument, not {len(args)}", e, hint=SIGNATURES[e.func])
     arg, t = e.args[0], args[0]
     if t.kind == "any":
         return INT if e.func in ("len", "count", "pages") else ANY
@@ -44,7 +36,7 @@ def call_type(typer: TypeInference, e: ir.Call) -> Ty:
 
 
 def _bad(typer: TypeInference, e: ir.Call, t: Ty, want: str) -> Ty:
-    return typer.error("E206", f"{e.func}() needs {want}, not {describe(t)}", e, hint=_SIGNATURE[e.func])
+    return typer.error("E206", f"{e.func}() needs {want}, not {describe(t)}", e, hint=SIGNATURES[e.func])
 
 
 def _len(typer: TypeInference, e: ir.Call, arg: ir.Expr, t: Ty) -> Ty:

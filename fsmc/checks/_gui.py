@@ -18,8 +18,9 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from fsmc import ir
-from fsmc.checks._index import SpecIndex, conjuncts, index_of
+from fsmc.checks._index import SpecIndex, index_of
 from fsmc.checks.context import CheckContext
+from fsmc.ir.visit import conjuncts
 from fsmc.semantics import domain_values, format_value
 
 MAX_MOVES = 2_000  # an action with more parameter tuples is not expanded
@@ -170,8 +171,7 @@ def _different_constants(a: ir.Binary, b: ir.Binary) -> bool:
 
 def exclusive(a: ir.Action, b: ir.Action) -> bool:
     """Whether the preconditions of two actions visibly contradict each other (so one move at most is enabled)."""
-    ca = [c for r in a.requires for c in conjuncts(r)]
-    cb = [c for r in b.requires for c in conjuncts(r)]
+    ca, cb = conjuncts(*a.requires), conjuncts(*b.requires)
     return any(_complementary(x, y) for x in ca for y in cb)
 
 
@@ -179,7 +179,7 @@ def pinned_params(action: ir.Action) -> set[int]:
     """Parameters a precondition fixes to a value of the state (`require p == x`): one move at most is enabled."""
     names = {p.name: i for i, p in enumerate(action.params)}
     out: set[int] = set()
-    for c in (c for r in action.requires for c in conjuncts(r)):
+    for c in conjuncts(*action.requires):
         if isinstance(c, ir.Binary) and c.op == "==":
             for side, other in ((c.left, c.right), (c.right, c.left)):
                 if isinstance(side, ir.Name) and side.id in names and not _mentions(other, side.id):

@@ -12,8 +12,6 @@ from fsmc import ir
 from fsmc.checks.context import CheckContext
 from fsmc.semantics import template_names
 
-BUILTINS = ("len", "count", "pages", "first", "last", "sum")
-
 BindingKind = Literal["param", "alias", "var", "view", "session"]
 Role = Literal["default", "where", "order", "when", "require", "value", "key", "goal", "answer"]
 
@@ -322,10 +320,3 @@ def _elsewhere(name: str, scope: Scope) -> str | None:
         return f"'{name}' belongs to page '{pages[0]}': write `task ... on {pages[0]}` to use it in the goal"
     return (f"'{name}' belongs to page '{pages[0]}'; carry it here with `goto {scope.page_name} carry {name}` "
             f"into a variable of this page, or make it a session variable")
-
-
-def conjuncts(e: ir.Expr) -> list[ir.Expr]:
-    """The conjuncts of `a and b and ...`, left to right."""
-    if isinstance(e, ir.Binary) and e.op == "and":
-        return conjuncts(e.left) + conjuncts(e.right)
-    return [e]

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from fsmc import ir
-from fsmc.checks._index import conjuncts
 from fsmc.checks._semantic import show
+from fsmc.ir.visit import conjuncts
 from fsmc.printer import expr_to_fsm
 from fsmc.semantics import domain_size, domain_values
 

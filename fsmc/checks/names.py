@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fsmc import ir
-from fsmc.checks._index import BUILTINS, NameUse, did_you_mean, expr_sites, name_uses, unknown_name_hint
+from fsmc.checks._index import NameUse, did_you_mean, expr_sites, name_uses, unknown_name_hint
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
+from fsmc.semantics.builtins import BUILTINS
 
 
 def _unknown(use: NameUse) -> Diagnostic:

@@ -1,6 +1,6 @@
 """Every property is well formed: its conditions are bools over names in scope, its page tests name pages, none is constant, names are unique.
 
-Scopes follow fsmc/properties/conditions.py: a condition reads session variables and `page`; a page
+Scopes follow fsmc/analysis/conditions.py: a condition reads session variables and `page`; a page
 test `page == P` opens P's variables and views to the rest of its conjunction.
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fsmc import ir
+from fsmc.analysis.conditions import PAGE, Cond, Leaf, Names, conditions, constant, describe, leaves, page_tests
 from fsmc.checks._index import Scope as NameScope
 from fsmc.checks._index import SpecIndex, did_you_mean, index_of
 from fsmc.checks._typer import Typer
@@ -16,7 +17,6 @@ from fsmc.checks._types import describe as describe_type
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
 from fsmc.printer import expr_to_fsm
-from fsmc.properties.conditions import PAGE, Cond, Leaf, Names, conditions, constant, describe, leaves, page_tests
 
 
 def _leaf(leaf: Leaf, idx: SpecIndex, names: Names, prop: ir.Property) -> Iterator[Diagnostic]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from fsmc import ir
+from fsmc.analysis.conditions import Names, conditions, leaves
 from fsmc.checks._index import Scope, declared_types, index_of, name_uses, placeholders, template_sites
 from fsmc.checks._where import name_span
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
-from fsmc.properties.conditions import Names, conditions, leaves
 
 Read = tuple[str | None, str]  # (page, name) of a page variable, (None, name) of a session variable
 

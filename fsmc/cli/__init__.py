@@ -11,6 +11,7 @@ from typing import NoReturn
 
 from fsmc import __version__
 from fsmc.cli.exits import EPILOG, EXIT_BROKEN_PIPE, EXIT_ERRORS, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, Exit
+from fsmc.errors import FsmcError
 
 # Each module defines NAME, HELP, add_arguments(parser) and run(args) -> int; its NAME is the key here.
 COMMANDS = {
@@ -84,6 +85,9 @@ def main(argv: list[str] | None = None) -> int:
         code: int = args.run(args)
     except Exit as done:  # the command printed why it stops
         return done.code
+    except FsmcError as err:  # a failure the command left unworded: the error's own words and code
+        print(f"fsmc: error: {err}", file=sys.stderr)
+        return err.exit_code
     except KeyboardInterrupt:
         _quiet_asyncio()
         print("interrupted", file=sys.stderr)

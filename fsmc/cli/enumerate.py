@@ -113,7 +113,8 @@ def _paraphraser(args: argparse.Namespace) -> Client:
 
 def _paraphrase(args: argparse.Namespace, c: Compilation, client: Client) -> None:
     """OUT/paraphrases.jsonl: K instructions per task from a model, each naming every value of its task."""
-    from fsmc.llm import LLMError, paraphrase_output, task_values
+    from fsmc.enumerate.paraphrases import paraphrase_output, task_values
+    from fsmc.llm import LLMError
 
     out = Path(args.out)
     try:

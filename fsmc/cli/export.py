@@ -104,8 +104,8 @@ def _model_thoughts(args: argparse.Namespace) -> dict[str, str]:
     import json
     from pathlib import Path
 
-    from fsmc.llm import LLMError, thoughts_output
-    from fsmc.llm.texts import THOUGHTS
+    from fsmc.export.thoughts import THOUGHTS, thoughts_output
+    from fsmc.llm import LLMError
 
     data = Path(args.data)
     client = model_client(args, data / "thoughts.ledger.jsonl", "fsmc export")

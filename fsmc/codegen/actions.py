@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from fsmc import ir
-from fsmc.ir.visit import params_in, placeholders_in
+from fsmc.ir.visit import conjuncts, params_in, placeholders_in
 from fsmc.semantics import domains as T
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
@@ -20,15 +20,9 @@ _VERBS = {"only", "add", "remove", "drop", "filter", "select", "open", "choose",
           "toggle", "use", "unseat", "seat", "browse", "save", "book", "search", "sign"}
 
 
-def conjuncts(e: ir.Expr) -> list[ir.Expr]:
-    if isinstance(e, ir.Binary) and e.op == "and":
-        return conjuncts(e.left) + conjuncts(e.right)
-    return [e]
-
-
 def requirements(action: ir.Action) -> list[ir.Expr]:
     """The action's preconditions as one flat list of conjuncts (the runtime compiles each one alone too)."""
-    return [c for r in action.requires for c in conjuncts(r)]
+    return conjuncts(*action.requires)
 
 
 

@@ -18,6 +18,7 @@ from fsmc.codegen.actions import requirements
 from fsmc.codegen.words import action_phrase
 from fsmc.semantics import domain_values
 from fsmc.semantics import domains as T
+from fsmc.semantics.builtins import ENDS, OF_VIEW, result_type
 from fsmc.semantics.compile import Compiled, ExprCompiler, arith_type, lit_type, view_fn
 from fsmc.semantics.lowered import (
     CompileError,
@@ -62,23 +63,22 @@ class JsExprCompiler(ExprCompiler):
         return f"_mapGet({obj}, {key})", ir.OptionalType(inner=value_t)
 
     def visit_call(self, node: ir.Call, scope: Scope) -> Compiled:
-        if node.func in ("count", "pages"):
+        if node.func in OF_VIEW:
             view = count_view(node, scope)
             assert scope.page is not None
             full = f"{view_fn(scope.page.name, view.name, full=True)}(s, m)"
             if node.func == "count":
-                return f"{full}.length", T.INT_ANY
-            return f"Math.max(1, Math.ceil({full}.length / {view.page_size or 1}))", T.INT_ANY
+                return f"{full}.length", result_type(node.func, T.ANY)
+            return f"Math.max(1, Math.ceil({full}.length / {view.page_size or 1}))", result_type(node.func, T.ANY)
         if len(node.args) != 1:
             raise CompileError(f"{node.func}() takes one argument")
         code, t = self.expr(node.args[0], scope)
         if node.func == "len":
-            return f"_len({code})", T.INT_ANY
-        if node.func in ("first", "last"):
-            elem = t.elem if isinstance(t, ir.SetType) else T.ANY
-            return f"_{node.func}({code})", ir.OptionalType(inner=elem)
+            return f"_len({code})", result_type(node.func, t)
+        if node.func in ENDS:
+            return f"_{node.func}({code})", result_type(node.func, t)
         if node.func == "sum":
-            return f"_sumMap({code})", T.INT_ANY
+            return f"_sumMap({code})", result_type(node.func, t)
         raise CompileError(f"unknown function '{node.func}'")
 
     def visit_unary(self, node: ir.Unary, scope: Scope) -> Compiled:

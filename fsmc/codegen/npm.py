@@ -13,11 +13,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from fsmc.errors import FsmcError
+
 TEMPLATES = Path(__file__).resolve().parents[1] / "templates"
 LOCKFILES = ("package.json", "package-lock.json")
 
 
-class BuildError(Exception):
+class BuildError(FsmcError):
     """A site could not be built; the message says why and what to do."""
 
 

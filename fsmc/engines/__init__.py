@@ -13,13 +13,14 @@ from collections.abc import Callable
 from fsmc.engines.python import StateSpace
 from fsmc.engines.python import explore as explore_python
 from fsmc.engines.space import Progress, Space
+from fsmc.errors import FsmcError
 from fsmc.semantics import Machine
 
 ENGINES = ("auto", "python", "native")
 """auto: native where a C compiler is found (else python, with a note); python: the reference; native: generated C."""
 
 
-class EngineError(Exception):
+class EngineError(FsmcError):
     """The chosen engine cannot run this spec or these options."""
 
 

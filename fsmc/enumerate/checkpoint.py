@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from fsmc.enumerate.goals import Goal
+from fsmc.errors import FsmcError
 
 EVERY = float(os.environ.get("FSMC_CHECKPOINT_EVERY", "0.5"))  # seconds between two checkpoints while writing
 FORMAT = 1
@@ -65,7 +66,7 @@ class Progress:
     counters: dict[str, Any] = field(default_factory=dict)
 
 
-class CorruptCheckpoint(Exception):
+class CorruptCheckpoint(FsmcError):
     """A checkpoint file is truncated, altered or inconsistent."""
 
 

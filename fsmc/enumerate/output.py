@@ -18,12 +18,13 @@ from types import TracebackType
 from typing import IO, Any
 
 from fsmc import ir
+from fsmc.errors import FsmcError
 from fsmc.source import Source, recall
 
 FILES = ("bfs.json", "trajectories.jsonl", "tasks.jsonl", "manifest.json")
 
 
-class OutputError(Exception):
+class OutputError(FsmcError):
     """The output folder cannot be written (the message says why and what to do)."""
 
 

@@ -9,8 +9,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fsmc.errors import FsmcError
 
-class StatsError(Exception):
+
+class StatsError(FsmcError):
     """The folder is not a readable `fsmc enumerate` output."""
 
 

@@ -24,13 +24,14 @@ from fsmc.enumerate.answers import answer_record
 from fsmc.enumerate.goals import goal_holds
 from fsmc.enumerate.output import file_digest, resolve_spec, spec_digest
 from fsmc.enumerate.trajectories import gui_ops
+from fsmc.errors import FsmcError
 from fsmc.formats import load
 from fsmc.semantics import Machine, Move, State, render_template, state_difference
 
 LABELS = {"positive": ("shortest", "alternative"), "negative": ("truncated", "disabled_move")}
 
 
-class VerifyError(Exception):
+class VerifyError(FsmcError):
     """The output cannot be verified at all (missing files, another spec)."""
 
 

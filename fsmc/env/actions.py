@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from fsmc.backends.pointer import Action
+from fsmc.errors import FsmcError
 from fsmc.export.actions import ACTION_TYPES
 
 WIDTH, HEIGHT = 1280, 720
@@ -20,7 +21,7 @@ MODIFIER = r"(?:Control|Shift|Alt|Meta|ControlOrMeta)\+"
 KEY_RE = re.compile(rf"^(?:{MODIFIER})*(?:{'|'.join(sorted(NAMED_KEYS))}|[\x21-\x7e])$")
 
 
-class InvalidAction(ValueError):
+class InvalidAction(FsmcError, ValueError):
     """The action is not one of the export's actions, or is badly formed."""
 
 

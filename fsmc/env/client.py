@@ -12,9 +12,10 @@ from fsmc.env.actions import InvalidAction, OffScreen
 from fsmc.env.core import EpisodeEnded, NotReset, Observation, StepResult
 from fsmc.env.pool import UnknownSite
 from fsmc.env.tasks import UnknownTask
+from fsmc.errors import FsmcError
 
 
-class RemoteError(RuntimeError):
+class RemoteError(FsmcError, RuntimeError):
     """The server refused a request; `status` and `code` say why."""
 
     def __init__(self, status: int, code: str, message: str):

@@ -26,6 +26,7 @@ from fsmc.backends.protocol import AgentPaced, Episode, EpisodeFailure
 from fsmc.env.actions import HEIGHT, WIDTH, Action, parse
 from fsmc.env.reach import reach
 from fsmc.env.tasks import Task, TaskSet
+from fsmc.errors import FsmcError
 from fsmc.semantics import Move, State
 
 OBSERVABLES = ("screenshot", "url", "axtree", "axtree_ids")
@@ -35,11 +36,11 @@ MAX_VIEWS = 512
 # Nothing the agent did may show in the next episode's first view: a focused field keeps its caret and ring.
 
 
-class EpisodeEnded(RuntimeError):
+class EpisodeEnded(FsmcError, RuntimeError):
     """A step after the episode terminated or was truncated: call reset first."""
 
 
-class NotReset(RuntimeError):
+class NotReset(FsmcError, RuntimeError):
     """A step before the first reset."""
 
 

@@ -18,16 +18,17 @@ from fsmc.backends.site import GeneratedSite
 from fsmc.browser import Chromium, find_dist
 from fsmc.env.core import AsyncFsmcEnv
 from fsmc.env.tasks import TaskSet
+from fsmc.errors import FsmcError
 
 
-class UnknownSite(KeyError):
+class UnknownSite(FsmcError, KeyError):
     """No site of that name in the pool."""
 
     def __str__(self) -> str:
         return str(self.args[0])
 
 
-class TooManyEpisodes(RuntimeError):
+class TooManyEpisodes(FsmcError, RuntimeError):
     """More environments asked for at once than the site's backend can run (a cloned application: one database)."""
 
 
@@ -57,12 +58,12 @@ class Site:
                 tasks: TaskSet | None = None) -> Site:
         """The backend OUT's spec declares (a capture, a cloned application) and the tasks of OUT. Its declaration is
         read now (InputError, BackendError: a sidecar or capture that is missing or wrong); it starts in the pool."""
-        from fsmc.replay import spec_backend
+        from fsmc.replay import open_declared
 
         tasks = tasks or TaskSet(out, spec=spec)
         if not tasks.machine.spec.backends:
             raise ValueError(f"the spec of {out} declares no backend: name its built site")
-        spec_backend(tasks.machine.spec, JPEG)
+        open_declared(tasks.machine.spec, JPEG)
         return cls(name or tasks.site, None, tasks, on_declared=True)
 
     @classmethod
@@ -84,9 +85,9 @@ class Site:
         if self.backend is not None:
             return self.backend
         if self.on_declared:
-            from fsmc.replay import spec_backend
+            from fsmc.replay import open_declared
 
-            return spec_backend(self.tasks.machine.spec, image, chromium)
+            return open_declared(self.tasks.machine.spec, image, chromium)
         assert self.dist is not None, f"the site {self.name} has neither a built site nor a backend"
         return GeneratedSite(self.dist, image=image, chromium=chromium)
 

@@ -28,6 +28,7 @@ from fsmc.env.actions import FIELDS, InvalidAction, OffScreen
 from fsmc.env.core import DEFAULT_MAX_STEPS, OBSERVABLES, AsyncFsmcEnv, EpisodeEnded, NotReset, Observation
 from fsmc.env.pool import EnvPool, Site, TooManyEpisodes, UnknownSite
 from fsmc.env.tasks import UnknownTask
+from fsmc.errors import FsmcError
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 OPERATIONS = ("create", "reset", "step", "screenshot")
@@ -36,7 +37,7 @@ OPERATIONS = ("create", "reset", "step", "screenshot")
 BROWSERGYM_ACTION = re.compile(r"^\w+\(.*\)$", re.S)  # click('a51'), fill('b3', "wool"), noop()
 
 
-class ApiError(Exception):
+class ApiError(FsmcError):
     def __init__(self, status: int, code: str, message: str):
         super().__init__(message)
         self.status, self.code, self.message = status, code, message

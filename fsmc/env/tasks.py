@@ -10,10 +10,11 @@ from typing import Any
 
 from fsmc.enumerate.answers import accepts
 from fsmc.enumerate.verify import VerifyError, load_checked_spec
+from fsmc.errors import FsmcError
 from fsmc.semantics import Machine, State
 
 
-class UnknownTask(KeyError):
+class UnknownTask(FsmcError, KeyError):
     """No task of that id in the enumerate output."""
 
     def __str__(self) -> str:

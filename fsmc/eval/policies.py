@@ -16,13 +16,14 @@ from typing import Any
 from fsmc.env.core import AsyncFsmcEnv, Observation
 from fsmc.env.oracle import Oracle, oracle_for
 from fsmc.env.tasks import Task
+from fsmc.errors import FsmcError
 from fsmc.eval.policy import PolicyMaker
 from fsmc.export.datasets import agent_steps, read_kept
 
 POLICIES = ("oracle", "random", "callable:MODULE:FUNCTION", "openai")
 
 
-class UnknownPolicy(ValueError):
+class UnknownPolicy(FsmcError, ValueError):
     """A policy name fsmc does not know, or a callable it cannot import."""
 
 

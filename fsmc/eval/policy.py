@@ -12,9 +12,10 @@ from typing import Any, Protocol
 
 from fsmc.env.core import AsyncFsmcEnv, Observation
 from fsmc.env.tasks import Task
+from fsmc.errors import FsmcError
 
 
-class PolicyUnavailable(RuntimeError):
+class PolicyUnavailable(FsmcError, RuntimeError):
     """The policy cannot act at all (an endpoint that cannot be reached, a key it refuses, a model it lacks):
     every episode would fail the same way, so the evaluation stops instead."""
 

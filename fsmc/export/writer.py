@@ -145,7 +145,7 @@ def _rows(fmt: str, trajectories: list[dict[str, Any]], grounding_ratio: float, 
 def export(data_dir: str | Path, fmt: str, out: str | Path, *, grounding_ratio: float = 0.2, seed: int = 0,
            test_fraction: float = 0.0, thoughts: Thoughts | None = None) -> dict[str, int]:
     """Export a replayed data folder as sft, sft-trajectory, grpo or grounding; returns the row count of each split.
-    `thoughts` (row id → text, e.g. a model's from fsmc.llm.thoughts_output) replace the templated thoughts of sft."""
+    `thoughts` (row id → text, e.g. a model's from fsmc.export.thoughts.thoughts_output) replace the templated thoughts of sft."""
     data_dir, out = Path(data_dir), Path(out)
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")

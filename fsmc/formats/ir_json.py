@@ -9,7 +9,7 @@ from pydantic import ValidationError
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
-from fsmc.formats.awm_where import json_offsets  # where each JSON path starts: the scanner AutoWebWorld's reader uses
+from fsmc.formats.awm.where import json_offsets  # where each JSON path starts: the scanner AutoWebWorld's reader uses
 from fsmc.formats.json_text import json_data, too_deep
 from fsmc.formats.located import Where
 from fsmc.frontend.limits import check_nesting

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from fsmc.errors import FsmcError
+
 __all__ = ["JsDataError", "read_js_data"]
 
 JSON = Any
@@ -31,7 +33,7 @@ _WORDS = {"true": True, "false": False, "null": None, "undefined": None}
 _WRAPPERS = ("ref", "reactive", "shallowRef", "shallowReactive", "readonly")  # Vue's: their argument is the data
 
 
-class JsDataError(ValueError):
+class JsDataError(FsmcError, ValueError):
     """A literal that does not parse, at a 1-based line and column."""
 
     def __init__(self, line: int, col: int, message: str):

@@ -15,7 +15,7 @@ JsonPath = tuple[str | int, ...]
 
 
 class Where:
-    """Spans of `source` from JSON paths, by the offsets where each path starts (fsmc.formats.awm_where)."""
+    """Spans of `source` from JSON paths, by the offsets where each path starts (fsmc.formats.awm.where)."""
 
     def __init__(self, source: Source | None, offsets: dict[JsonPath, int] | None = None):
         self.source, self.offsets = source, offsets or {}

@@ -81,6 +81,14 @@ class ExprVisitor(Generic[R]):
         return result
 
 
+def conjuncts(*exprs: Expr) -> list[Expr]:
+    """The conjuncts of `a and b and ...` (of each expression given, as an action's requires), left to right."""
+    out: list[Expr] = []
+    for e in exprs:
+        out += conjuncts(e.left, e.right) if isinstance(e, Binary) and e.op == "and" else [e]
+    return out
+
+
 def expr_names(e: Expr | None, out: set[str]) -> set[str]:
     """Adds to `out` every name `e` mentions (variables, views, parameters, aliases); returns `out`."""
     if e is not None:

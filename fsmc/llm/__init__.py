@@ -16,9 +16,7 @@ from fsmc.llm.client import Client
 from fsmc.llm.ledger import Ledger, read_ledger
 from fsmc.llm.prices import DEFAULT_PRICES, Prices
 from fsmc.llm.settings import PROVIDERS, Settings, make_provider, open_client, openai_endpoint
-from fsmc.llm.texts import ModelThoughts, paraphrase, paraphrase_output, task_values, thoughts_output
 
-__all__ = ["DEFAULT_PRICES", "PROVIDERS", "Cache", "Client", "LLMError", "Ledger", "Message", "ModelThoughts", "Prices",
-           "Provider", "Request", "Response", "Settings", "Transient", "default_dir", "make_provider", "open_client",
-           "openai_endpoint", "paraphrase", "paraphrase_output", "read_ledger", "task_values",
-           "thoughts_output"]
+__all__ = ["DEFAULT_PRICES", "PROVIDERS", "Cache", "Client", "LLMError", "Ledger", "Message", "Prices", "Provider",
+           "Request", "Response", "Settings", "Transient", "default_dir", "make_provider", "open_client",
+           "openai_endpoint", "read_ledger"]

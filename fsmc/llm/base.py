@@ -7,10 +7,12 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from fsmc.errors import FsmcError
+
 EXIT_FAILED, EXIT_CONFIG = 1, 2  # the CLI's exit codes for a call that failed and for settings that cannot work
 
 
-class LLMError(Exception):
+class LLMError(FsmcError):
     """A model call that cannot be made or gave nothing usable, with a message that says what to do.
     `code` is the exit code a command ends with: 2 for settings (no key, unknown provider, bad price file),
     1 for a call that failed (unreachable server, refused model, a reply without text)."""

@@ -28,6 +28,8 @@ from typing import Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from fsmc.errors import FsmcError
+
 PROJECT_FILE = "fsmc.toml"
 PYPROJECT = "pyproject.toml"
 STAMPS = ".fsmc"  # beside the project file: what `fsmc run` recorded of each stage's last success
@@ -221,7 +223,7 @@ class Problem:
         return "\n".join(out)
 
 
-class ProjectError(Exception):
+class ProjectError(FsmcError):
     """A project file that cannot be used; str() renders every problem, located, as `fsmc check` does."""
 
     def __init__(self, problems: list[Problem], text: str | None = None):

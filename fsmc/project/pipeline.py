@@ -22,6 +22,7 @@ from typing import Any
 from fsmc import __version__
 from fsmc.compilation import Compilation
 from fsmc.diagnostics import SpecError, has_errors, render_text
+from fsmc.errors import FsmcError
 from fsmc.lock import FolderBusy, output_lock
 from fsmc.project.config import Site
 from fsmc.project.shards import SHARDS, Map, replay_sharded
@@ -37,7 +38,7 @@ PROGRESS_EVERY = 30.0  # seconds between progress lines of a long replay
 Say = Callable[[str], None]
 
 
-class StageFailed(Exception):
+class StageFailed(FsmcError):
     """A stage could not finish; the message says why in one line (diagnostics were printed before)."""
 
 

@@ -17,13 +17,14 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from fsmc.errors import FsmcError
 from fsmc.project.config import Site
 from fsmc.project.pipeline import SiteResult, run_site, to_stderr
 
 LOCAL = ""  # `fsmc run --ray` without an address: a Ray cluster started on this machine
 
 
-class ClusterError(Exception):
+class ClusterError(FsmcError):
     """Ray is missing or its cluster cannot be reached; the message says what to do."""
 
 

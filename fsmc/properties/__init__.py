@@ -6,8 +6,8 @@
     for result in report.results:
         print(result.line())
 
-The names below are imported when first used: the checks read `fsmc.properties.conditions` alone,
-without the deciding, SPIN and the browser behind `run_tests`.
+A property's condition is read by `fsmc.analysis.conditions` (below the checks, which read it too). The names
+below are imported when first used, so importing this package loads neither the deciding, SPIN nor the browser.
 """
 
 from __future__ import annotations

@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from fsmc import ir
+from fsmc.analysis.conditions import Cond, Junction, Leaf, Names, Not, PageTest, condition
 from fsmc.engines import StateSpace
-from fsmc.properties.conditions import Cond, Junction, Leaf, Names, Not, PageTest, condition
 from fsmc.semantics import Machine, Move, State
 
 Predicate = Callable[[State], bool]

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fsmc.analysis.conditions import describe
 from fsmc.compilation import Compilation
 from fsmc.engines import StateSpace
-from fsmc.properties.conditions import describe
 from fsmc.properties.decide import Verdict, decide
 from fsmc.properties.output import counterexample, property_id, record, write_out
 from fsmc.properties.spin import SpinError, spin_found, spin_leads_to

@@ -17,19 +17,20 @@ from functools import reduce
 from pathlib import Path
 
 from fsmc import ir
+from fsmc.analysis.conditions import Cond, Junction, Leaf, Names, Not, PageTest, condition
 from fsmc.engines.native.encoding import LoweringError
 from fsmc.engines.native.lexpr import B, K, LExpr, conj, disj, neg
 from fsmc.engines.native.lower import PAGE, ExprLowerer, ModelBuilder
 from fsmc.engines.native.model import lower
 from fsmc.engines.promela import render, shared_builder
-from fsmc.properties.conditions import Cond, Junction, Leaf, Names, Not, PageTest, condition
+from fsmc.errors import FsmcError
 from fsmc.semantics import Machine
 
 PAN_CFLAGS = ("-O0", "-DNOREDUCE")  # pan compiles several times faster at -O0, and these models search quickly
 TIMEOUT = 600
 
 
-class SpinError(Exception):
+class SpinError(FsmcError):
     """SPIN could not give an opinion (not installed, the model cannot be written, the search was cut short)."""
 
 

@@ -18,13 +18,14 @@ from typing import Any
 
 from fsmc.backends import Capture, EpisodeFailure, GeneratedSite, Op, SiteEpisode
 from fsmc.enumerate.trajectories import gui_ops
+from fsmc.errors import FsmcError
 from fsmc.semantics import Machine, Move, State, state_difference
 
 Run = Callable[[Coroutine[Any, Any, Any]], Any]
 """Runs a coroutine to its end on the walks' event loop."""
 
 
-class Divergence(Exception):
+class Divergence(FsmcError):
     """The site and the semantics part ways after `moves`; `detail` says how."""
 
     def __init__(self, moves: tuple[Move, ...], detail: str):

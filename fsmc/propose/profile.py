@@ -17,6 +17,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from fsmc.errors import FsmcError
+
 DIFFICULTIES = {
     "easy": "a short path to each goal: two or three pages, a handful of actions, one form or list",
     "medium": "goals a few steps deep: a list to filter or sort, a detail page, a form with choices, a "
@@ -27,7 +29,7 @@ DIFFICULTIES = {
 KEYS = ("domain", "difficulty", "pages", "actions", "description")
 
 
-class ProfileError(ValueError):
+class ProfileError(FsmcError, ValueError):
     """A profile that cannot be read, with what is wrong."""
 
 

@@ -25,7 +25,7 @@ from typing import Any
 
 from fsmc import __version__, ir
 from fsmc.atomic import write_atomic
-from fsmc.backends import IMAGE_FORMATS, REASONS, Backend, BackendError, GeneratedSite, ImageFormat
+from fsmc.backends import IMAGE_FORMATS, REASONS, Backend, BackendError, GeneratedSite, ImageFormat, spec_backend
 from fsmc.browser import Chromium, find_dist
 from fsmc.replay.engine import SCREENS, Replayer, Stats
 from fsmc.replay.inputs import InputError, Trajectory, fingerprint, read_trajectories
@@ -57,24 +57,17 @@ def declared_backend(out_dir: Path, image: ImageFormat) -> Backend:
                          + "; ".join(str(d.message) for d in err.diagnostics[:3])) from None
     if not spec.backends:
         raise InputError(f"{path} declares no backend: name the built site with --site")
-    return spec_backend(spec, image)
+    return open_declared(spec, image)
 
 
-def spec_backend(spec: ir.Spec, image: ImageFormat, chromium: Chromium | None = None) -> Backend:
-    """The backend `spec` declares (a capture, a cloned application), in `chromium` if given (else one of its own)."""
-    from fsmc.backends.cloned import ClonedApp
-    from fsmc.backends.sidecar import declared_path
+def open_declared(spec: ir.Spec, image: ImageFormat, chromium: Chromium | None = None) -> Backend:
+    """The backend `spec` declares (`fsmc.backends.spec_backend`); InputError for a capture missing or damaged."""
+    from fsmc.archive.folder import CaptureError
 
-    declared = spec.backends[0]
-    if declared.kind == "capture":
-        from fsmc.backends.captured_spec import CapturedSpec
-        from fsmc.capture import CaptureError
-
-        try:
-            return CapturedSpec(declared_path(declared), spec, image=image, chromium=chromium)
-        except CaptureError as err:
-            raise InputError(f"{declared.span.file}: {err}") from None
-    return ClonedApp(declared_path(declared), spec, image=image, chromium=chromium)
+    try:
+        return spec_backend(spec, image, chromium)
+    except CaptureError as err:
+        raise InputError(f"{spec.backends[0].span.file}: {err}") from None
 
 
 def _dumps(value: Any) -> bytes:
@@ -148,4 +141,4 @@ def replay(out_dir: str | Path, site: str | Path | None, data_dir: str | Path, *
     return summary, replayer.stats
 
 
-__all__ = ["BackendError", "InputError", "Replayer", "Stats", "declared_backend", "replay", "spec_backend", "summarise"]
+__all__ = ["BackendError", "InputError", "Replayer", "Stats", "declared_backend", "open_declared", "replay", "summarise"]

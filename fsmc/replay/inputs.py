@@ -10,10 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from fsmc.backends import Backend, Op
+from fsmc.errors import EXIT_UNREADABLE, FsmcError
 
 
-class InputError(Exception):
+class InputError(FsmcError):
     """An input folder is missing, unreadable or not what replay needs; the message says which and why."""
+
+    exit_code = EXIT_UNREADABLE
 
 
 def canonical(value: Any) -> str:

@@ -6,6 +6,7 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.semantics import domains as T
+from fsmc.semantics.builtins import ENDS, OF_VIEW, result_type
 from fsmc.semantics.lowered import (
     ArgRef,
     CompileError,
@@ -89,24 +90,22 @@ class ExprCompiler(ir.ExprVisitor[Compiled]):
         return f"_map_get({obj}, {key})", ir.OptionalType(inner=value_t)
 
     def visit_call(self, node: ir.Call, scope: Scope) -> Compiled:
-        if node.func in ("count", "pages"):
+        if node.func in OF_VIEW:
             view = count_view(node, scope)
             assert scope.page is not None
             full = f"len({view_fn(scope.page.name, view.name, full=True)}(s, m))"
             if node.func == "count":
-                return full, T.INT_ANY
-            return f"max(1, -(-{full} // {view.page_size or 1}))", T.INT_ANY
+                return full, result_type(node.func, T.ANY)
+            return f"max(1, -(-{full} // {view.page_size or 1}))", result_type(node.func, T.ANY)
         if len(node.args) != 1:
             raise CompileError(f"{node.func}() takes one argument")
         arg, t = self.expr(node.args[0], scope)
         if node.func == "len":
-            return f"len({arg})", T.INT_ANY
-        if node.func in ("first", "last"):
-            elem = t.elem if isinstance(t, ir.SetType) else T.ANY
-            pos = 0 if node.func == "first" else -1
-            return f"(lambda v: v[{pos}] if v else None)({arg})", ir.OptionalType(inner=elem)
+            return f"len({arg})", result_type(node.func, t)
+        if node.func in ENDS:
+            return f"(lambda v: v[{ENDS[node.func]}] if v else None)({arg})", result_type(node.func, t)
         if node.func == "sum":
-            return f"sum(v for _, v in {arg})", T.INT_ANY
+            return f"sum(v for _, v in {arg})", result_type(node.func, t)
         raise CompileError(f"unknown function '{node.func}'")
 
     def visit_unary(self, node: ir.Unary, scope: Scope) -> Compiled:

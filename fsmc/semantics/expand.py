@@ -48,7 +48,9 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from fsmc import ir
+from fsmc.ir.visit import conjuncts
 from fsmc.semantics import domains as T
+from fsmc.semantics.builtins import OF_VIEW
 from fsmc.semantics.compile import Compiled, ExprCompiler, tuple_display, view_fn
 from fsmc.semantics.lowered import ArgRef, Scope, VarRef, ViewRef, expr_slots
 
@@ -83,17 +85,6 @@ class _Locals(ExprCompiler):
         return code, t
 
 
-def conjuncts(requires: tuple[ir.Expr, ...]) -> list[ir.Expr]:
-    """The tests of an action's requires in evaluation order, with every top-level `and` split."""
-    out: list[ir.Expr] = []
-    for e in requires:
-        while isinstance(e, ir.Binary) and e.op == "and":
-            out += conjuncts((e.left,))
-            e = e.right
-        out.append(e)
-    return out
-
-
 def always_read_views(e: ir.Expr, scope: Scope) -> Iterator[str]:
     """The views `e` reads (paginated) whatever the values: none behind the right side of an `and` or `or`."""
     if isinstance(e, ir.Name):
@@ -110,7 +101,7 @@ def always_read_views(e: ir.Expr, scope: Scope) -> Iterator[str]:
     elif isinstance(e, ir.Index):
         yield from always_read_views(e.obj, scope)
         yield from always_read_views(e.key, scope)
-    elif isinstance(e, ir.Call) and e.func not in ("count", "pages"):  # those read the full rows, not the page
+    elif isinstance(e, ir.Call) and e.func not in OF_VIEW:  # those read the full rows, not the page
         for arg in e.args:
             yield from always_read_views(arg, scope)
     elif isinstance(e, ir.SetLit):
@@ -154,7 +145,7 @@ def _action_lines(machine: Machine, ca: CompiledAction, aid: int, pi: int) -> li
     """
     action = ca.action
     scope = machine.scope(pi, action.params)
-    tests = conjuncts(action.requires)
+    tests = conjuncts(*action.requires)
     kept, slots = _split(tests, scope, machine, pi)
     if not action.params and not any(_reads_view(e, scope) for e in tests[:kept]):
         kept = 0
@@ -221,4 +212,4 @@ def _compile(machine: Machine) -> None:
     exec(compile(code, f"<fsmc:{machine.spec.site.name}:expand>", "exec"), machine.namespace)  # noqa: S102 - generated
 
 
-__all__ = ["CANDIDATES", "Expander", "Found", "always_read_views", "compile_expanders", "conjuncts", "expander_source"]
+__all__ = ["CANDIDATES", "Expander", "Found", "always_read_views", "compile_expanders", "expander_source"]

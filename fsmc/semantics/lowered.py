@@ -13,10 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from fsmc import ir
+from fsmc.errors import FsmcError
 from fsmc.semantics import domains as T
 
 
-class CompileError(Exception):
+class CompileError(FsmcError):
     """The spec is not well formed enough to execute (the checks report why)."""
 
 

@@ -9,10 +9,12 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from fsmc.errors import FsmcError
+
 CFLAGS = ("-O2", "-shared", "-fPIC", "-std=gnu11", "-w")
 
 
-class NativeError(Exception):
+class NativeError(FsmcError):
     """The native explorer could not be built or run (no compiler, a failed build, a run-time error)."""
 
 

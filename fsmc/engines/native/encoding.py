@@ -7,11 +7,12 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from fsmc import ir
+from fsmc.errors import FsmcError
 from fsmc.semantics import Machine
 from fsmc.semantics import domains as T
 
 
-class LoweringError(ValueError):
+class LoweringError(FsmcError, ValueError):
     """The spec uses a construct that the small-int lowering (Promela, native C) cannot express."""
 
 

@@ -36,6 +36,7 @@ from fsmc.engines.native.lexpr import (
 from fsmc.semantics import Machine
 from fsmc.semantics import domains as T
 from fsmc.semantics import lowered as L
+from fsmc.semantics.builtins import OF_VIEW
 from fsmc.semantics.lowered import CompileError, Scope
 
 TABLE_LIMIT = 1 << 18  # entries of one precomputed table
@@ -681,7 +682,7 @@ class ModelBuilder:
     def reads(self, e: ir.Expr, scope: Scope, shadowed: set[str], alias: str | None = None) -> set[int]:
         if isinstance(e, ir.Name):
             return set() if e.id in shadowed or e.id == alias else self._name_reads(e.id, scope, True)
-        if isinstance(e, ir.Call) and e.func in ("count", "pages") and len(e.args) == 1:
+        if isinstance(e, ir.Call) and e.func in OF_VIEW and len(e.args) == 1:
             arg = e.args[0]
             view = scope.view(arg.id) if isinstance(arg, ir.Name) and arg.id not in shadowed else None
             if view is not None:  # the number of rows: neither the order nor the page matters

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from fsmc.archive.routes import Routes
 from fsmc.browser import VIEWPORT
-from fsmc.capture.routes import Routes
 
 PINNED_TIME_MS = 1_735_689_600_000  # 2025-01-01T00:00:00Z
 SEED = 20250101

@@ -14,7 +14,7 @@ from collections import deque
 from typing import Any
 
 from fsmc import ir
-from fsmc.formats.awm_import import Importer
+from fsmc.formats.awm.importer import Importer
 from fsmc.printer import expr_to_fsm
 
 __all__ = ["REACH_CAP", "settle_reach"]
@@ -117,7 +117,7 @@ def _drop_dead_actions(imp: Importer, spec: ir.Spec, machine: Any, by_page: dict
 
 def _where(imp: Importer, page: int, action: str) -> str:
     """The JSON path of an action of the k-th page, found by its fsmc name."""
-    from fsmc.formats.awm_import import fsmc_name
+    from fsmc.formats.awm.importer import fsmc_name
 
     raw = imp.data["pages"][page].get("actions") or []
     k = next((i for i, a in enumerate(raw) if isinstance(a, dict) and fsmc_name(str(a.get("id"))) == action), 0)

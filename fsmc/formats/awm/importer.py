@@ -12,15 +12,15 @@ How their constructs map (their behaviour is that of `trajectory/bfs/bfs.py` and
 - A parameter whose value is a scalar (`"{SKU_ANY}"`, `"newest"`) is a constant, as in their BFS
   (a placeholder loses its braces, `"SKU_ANY"`, so that fsmc templates do not expand it); a list of values is
   fsmc's extension: the parameter ranges over them, one edge per value. `"{ITEM_ANY}"` on a page that shows
-  an array<object> field ranges over the keys of its rows (the app's, awm_data.py, or invented).
+  an array<object> field ranges over the keys of its rows (the app's, data.py, or invented).
 - Navigation carries every field that the source and the target page share, as their merge does; a
   field of the target page that a navigation writes becomes a carry slot of the source page.
 - `meta.global_signature_schema` fields become session variables, but those a page declares too, which are
   page variables (bfs_action.py reads only the pages' schemas).
 
-What their generator (bfs_action.py) decides by itself is rewritten first (awm_effects.py: `clear` by
+What their generator (bfs_action.py) decides by itself is rewritten first (effects.py: `clear` by
 the current value, `value_expr`, effects on data), array<object> fields become data (a table and a view),
-and name-based rules become requires (awm_conventions.py); each such decision is one W009 warning.
+and name-based rules become requires (conventions.py); each such decision is one W009 warning.
 
 Refused with E009 (unsupported) or E005 (malformed), each message starting with the JSON path and located
 at the construct's own line: `not_exists` (never evaluated by their BFS), a `clear` whose current value
@@ -38,7 +38,7 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
-from fsmc.formats.awm_where import position_of
+from fsmc.formats.awm.where import position_of
 from fsmc.frontend.keywords import RESERVED
 from fsmc.source import recall
 
@@ -112,7 +112,7 @@ class DataField:
             return name[:-3] + "y"
         return name[:-1] if name.endswith("s") and not name.endswith("ss") else name
 
-    rows: list[tuple[JSON, ...]] | None = None  # the app's own rows (awm_data.py), columns as `columns`; else invented
+    rows: list[tuple[JSON, ...]] | None = None  # the app's own rows (data.py), columns as `columns`; else invented
 
     def ids(self) -> list[str]:
         """The keys of the table's rows: the app's, or invented (`repository-1`...) where the world gives none."""
@@ -132,7 +132,7 @@ class Act:
     ranges: dict[str, list[JSON]] = field(default_factory=dict)
     samples: dict[str, str] = field(default_factory=dict)  # "{p}" naming no parameter: the value typed and recorded
     items: dict[str, str] = field(default_factory=dict)  # "{ITEM_ANY}" parameters: the data field whose rows they range over
-    effects: list[tuple[str, JSON]] = field(default_factory=list)  # (JSON path, effect), after awm_effects
+    effects: list[tuple[str, JSON]] = field(default_factory=list)  # (JSON path, effect), after effects.py
 
 
 class Importer:

@@ -6,7 +6,7 @@ exact native form, and the whole fsmc IR of the action under `x_fsmc` (the page'
 under the page's `x_fsmc`, site, enums, tables, session, tasks, properties and backends under `meta.x_fsmc`).
 Reading a file whose `meta.x_fsmc.format` is ours rebuilds the IR from those copies, so
 `from_fsm_json(to_fsm_json(spec)) == spec`. A file without it is imported as a foreign fsm.json
-(fsmc/formats/awm_import.py), which infers finite domains or reports what it cannot bound.
+(fsmc/formats/awm/importer.py), which infers finite domains or reports what it cannot bound.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pydantic import ValidationError
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
-from fsmc.formats.awm_build import import_fsm_json
-from fsmc.formats.awm_forms import (
+from fsmc.formats.awm.build import import_fsm_json
+from fsmc.formats.awm.forms import (
     json_value,
     native_effects,
     native_gui,

@@ -1,14 +1,9 @@
-"""Model-written texts for the datasets, both cached: paraphrased task instructions, and a thought per step.
+"""Model-written task instructions (`fsmc enumerate --paraphrase K`), cached: K more instructions per task.
 
-Paraphrases (`fsmc enumerate --paraphrase K`): K more instructions per task, each kept only if it names every
-value the task's instruction names (its parameters as rendered: "The Long Field", "2026-12-18") verbatim, so
-that the task it asks for is still the one the goal checks. They go to OUT/paraphrases.jsonl, beside the
-enumeration's own files, which stay as they are (`fsmc verify` recomputes those instructions from the spec).
-
-Thoughts (`fsmc export --thoughts MODEL`): one or two sentences, written from the screenshot, the task and the
-action the step takes, in place of the templated thought. `thoughts_output` writes them for a replay's DATA
-folder to DATA/thoughts.jsonl, one line per step, `{"id": "TRAJECTORY/N", "thought"}`: the ids of the sft rows,
-so an export looks a row's thought up by its id.
+Each is kept only if it names every value the task's instruction names (its parameters as rendered: "The Long
+Field", "2026-12-18") verbatim, so that the task it asks for is still the one the goal checks. They go to
+OUT/paraphrases.jsonl, beside the enumeration's own files, which stay as they are (`fsmc verify` recomputes those
+instructions from the spec).
 """
 
 from __future__ import annotations
@@ -27,7 +22,6 @@ if TYPE_CHECKING:
     from fsmc.semantics import Machine
 
 PARAPHRASES = "paraphrases.jsonl"
-THOUGHTS = "thoughts.jsonl"
 PARAPHRASE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"instructions": {"type": "array", "items": {"type": "string"}}},
@@ -37,10 +31,6 @@ PARAPHRASE_SCHEMA: dict[str, Any] = {
 PARAPHRASE_SYSTEM = ("You rewrite instructions given to a web agent. Each rewrite asks for exactly the same thing "
                      "in other words, as different users would ask, and repeats every quoted value exactly as "
                      'written, letter for letter. Reply with a JSON object {"instructions": ["...", ...]}.')
-THOUGHT_SYSTEM = ("You are a web agent that sees a screenshot of a website. Given the task, the actions taken so "
-                  "far and the action you take next, write the thought that leads to that action: one or two "
-                  "sentences in the first person, about what the screenshot shows and why the action is the next "
-                  "step. Reply with the thought alone.")
 QUOTED_RE = re.compile(r"\"([^\"]+)\"|“([^”]+)”")
 
 
@@ -125,43 +115,3 @@ def _tasks(out: Path) -> Iterator[dict[str, Any]]:
         for line in f:
             if line.strip():
                 yield json.loads(line)
-
-
-class ModelThoughts:
-    """`thoughts(instruction, history, action, screenshot)` → the model's thought for one step (cached by the
-    request, so the same step of the same trajectory costs one call however often it is exported)."""
-
-    def __init__(self, client: Client, max_tokens: int = 160):
-        self.client = client
-        self.max_tokens = max_tokens
-
-    def __call__(self, instruction: str, history: Sequence[dict[str, Any]], action: dict[str, Any],
-                 screenshot: bytes) -> str:
-        done = "\n".join(json.dumps(a, ensure_ascii=False) for a in history) or "none"
-        ask = (f"Task: {instruction}\nActions so far:\n{done}\n"
-               f"Next action: {json.dumps(action, ensure_ascii=False)}")
-        reply = self.client.complete(Request((Message("system", THOUGHT_SYSTEM), Message("user", ask, (screenshot,))),
-                                             max_tokens=self.max_tokens, purpose="thought"))
-        thought = " ".join(reply.text.replace("<think>", "").replace("</think>", "").split())
-        if not thought:
-            raise LLMError(f"the model {self.client.model!r} wrote an empty thought")
-        return thought
-
-
-def thoughts_output(client: Client, data: Path) -> dict[str, int]:
-    """A model's thought for every agent step of the kept trajectories of a replay, in DATA/thoughts.jsonl;
-    counts of trajectories and steps. Stops at the first call that fails (LLMError)."""
-    from fsmc.export.datasets import agent_steps, read_kept
-
-    write = ModelThoughts(client)
-    lines, counts = [], {"trajectories": 0, "steps": 0}
-    for t in read_kept(data):
-        history: list[dict[str, Any]] = []
-        for n, (action, step) in enumerate(agent_steps(t)):
-            thought = write(str(t["instruction"]), history, action, (data / step["screenshot"]).read_bytes())
-            lines.append(json.dumps({"id": f"{t['id']}/{n}", "thought": thought}, ensure_ascii=False))
-            history.append(action)
-            counts["steps"] += 1
-        counts["trajectories"] += 1
-    write_atomic(data / THOUGHTS, "".join(f"{line}\n" for line in lines))
-    return counts

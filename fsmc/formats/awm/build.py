@@ -1,4 +1,4 @@
-"""Imports a foreign fsm.json: once the importer (awm_import.py) has fixed every field's domain, builds the IR."""
+"""Imports a foreign fsm.json: once the importer (importer.py) has fixed every field's domain, builds the IR."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic
-from fsmc.formats.awm_access import ACCESS, mark_access_methods
-from fsmc.formats.awm_conventions import add_conventions
-from fsmc.formats.awm_data import take_rows
-from fsmc.formats.awm_effects import normalise_effects
-from fsmc.formats.awm_import import SAMPLE_ROWS, Act, DataField, Field, Importer, fsmc_name
-from fsmc.formats.awm_reach import settle_reach
-from fsmc.formats.awm_tasks import add_tasks, words
+from fsmc.formats.awm.access import ACCESS, mark_access_methods
+from fsmc.formats.awm.conventions import add_conventions
+from fsmc.formats.awm.data import take_rows
+from fsmc.formats.awm.effects import normalise_effects
+from fsmc.formats.awm.importer import SAMPLE_ROWS, Act, DataField, Field, Importer, fsmc_name
+from fsmc.formats.awm.reach import settle_reach
+from fsmc.formats.awm.tasks import add_tasks, words
 from fsmc.ir.visit import params_in
 
 __all__ = ["build_spec", "import_fsm_json"]
@@ -383,7 +383,7 @@ def _given_table(d: DataField, rows: list[tuple[JSON, ...]]) -> ir.Table:
 
 
 def _table(d: DataField) -> ir.Table:
-    """An array<object> field's rows: the app's (awm_data.py), else sample rows (their BFS starts the field at null)."""
+    """An array<object> field's rows: the app's (data.py), else sample rows (their BFS starts the field at null)."""
     if d.rows is not None:
         return _given_table(d, d.rows)
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
-from fsmc.formats.awm_import import DataField, Importer
+from fsmc.formats.awm.importer import DataField, Importer
 from fsmc.formats.js_data import JsDataError, read_js_data
 
 __all__ = ["APP_DATA", "DATA_ROWS", "app_folder", "take_rows"]

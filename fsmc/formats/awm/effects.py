@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any
 
-from fsmc.formats.awm_import import SAMPLE_ROWS, Act, Field, Importer, fsmc_name
+from fsmc.formats.awm.importer import SAMPLE_ROWS, Act, Field, Importer, fsmc_name
 
 __all__ = ["normalise_effects"]
 
@@ -48,7 +48,7 @@ EXPR_LIT = "value_expr holding a JSON literal sets that literal (both their BFS 
 EXPR_TEST = ("value_expr combining boolean fields with &&, || and ! sets their value as JavaScript would compute it, "
              "null counting as false (both their BFS tools ignore value_expr and write null)")
 EXPR_SUM = (f"value_expr sum($.x[*].c) over an array<object> field x sets the sum of column c over x's {SAMPLE_ROWS} "
-            "fixed sample rows, whose c is 10, 20, 30, ... (or over the app's own rows, awm_data.py, rounded to a whole "
+            "fixed sample rows, whose c is 10, 20, 30, ... (or over the app's own rows, data.py, rounded to a whole "
             "number; both their BFS tools ignore value_expr and write null)")
 EXPR_MERGE = ("value_expr merge({...}, ...) of JSON objects whose result has one member sets that member's value "
               "(merge({}, {\"date\": \"2000-1-1\"}) sets \"2000-1-1\"), as an fsmc field holds no object (both "
@@ -84,7 +84,7 @@ def _expr_value(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> dict
     if (m := _SUM.fullmatch(text.strip())) is not None and fsmc_name(m.group(1)) in imp.data_fields:
         data, column = imp.data_fields[fsmc_name(m.group(1))], fsmc_name(m.group(2))
         imp.decide(EXPR_SUM, where)
-        if data.rows is not None:  # the app's rows (awm_data.py): their column, a whole number (fsmc has no fractions)
+        if data.rows is not None:  # the app's rows (data.py): their column, a whole number (fsmc has no fractions)
             k = data.columns.index(column) if column in data.columns else None
             numbers = [r[k] for r in data.rows if k is not None and isinstance(r[k], (int, float))
                        and not isinstance(r[k], bool)]

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from fsmc import ir
-from fsmc.formats.awm_import import Act, Importer, fsmc_name
+from fsmc.formats.awm.importer import Act, Importer, fsmc_name
 
 __all__ = ["add_conventions"]
 

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from fsmc.capture.rules import Rules
-from fsmc.capture.warc import ArchiveWriter, Exchange, plain_headers
+from fsmc.archive.rules import Rules
+from fsmc.archive.warc import ArchiveWriter, Exchange, plain_headers
 
 MISS_STATUS = 404
 MISS_TYPE = "text/plain; charset=utf-8"

@@ -18,14 +18,15 @@ from pathlib import Path
 from typing import Any, BinaryIO
 from urllib.parse import urlsplit
 
-from fsmc.capture.rules import Rules
+from fsmc.archive.rules import Rules
+from fsmc.errors import FsmcError
 
 WARC_FILE = "capture.warc.gz"
 # what the stored body no longer has, or what the stored body's length replaces
 UNSTORED_HEADERS = {"content-encoding", "transfer-encoding", "content-length"}
 
 
-class ArchiveError(ValueError):
+class ArchiveError(FsmcError, ValueError):
     """A WARC that cannot be read, or that lacks a response for a request it holds; the message names which."""
 
 

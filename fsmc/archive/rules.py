@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from fsmc.errors import FsmcError
+
 RULES_FILE = "rules.toml"
 
 DEFAULT_RULES = """\
@@ -45,7 +47,7 @@ drop_param_patterns = ["^utm_"]
 """
 
 
-class RulesError(ValueError):
+class RulesError(FsmcError, ValueError):
     """A rules file that cannot be read or says something that is not a rule; the message names the file."""
 
 

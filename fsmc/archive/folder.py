@@ -23,15 +23,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from fsmc.capture.routes import Recording
-from fsmc.capture.rules import RULES_FILE, Rules, RulesError, load_rules, parse
-from fsmc.capture.warc import WARC_FILE, ArchiveError, read_exchanges
+from fsmc.archive.routes import Recording
+from fsmc.archive.rules import RULES_FILE, Rules, RulesError, load_rules, parse
+from fsmc.archive.warc import WARC_FILE, ArchiveError, read_exchanges
+from fsmc.errors import EXIT_ERRORS, EXIT_UNREADABLE, FsmcError
 
 MANIFEST = "manifest.json"
 SCREENS = "screens"
 
 
-class CaptureError(Exception):
+class CaptureError(FsmcError):
     """A capture that cannot be made or read; the message says which URL, file or request, and what to do.
 
     `unreadable`: the input itself is wrong (no such capture, an unreachable URL), not the work done on it.
@@ -40,6 +41,7 @@ class CaptureError(Exception):
     def __init__(self, message: str, *, unreadable: bool = False):
         super().__init__(message)
         self.unreadable = unreadable
+        self.exit_code = EXIT_UNREADABLE if unreadable else EXIT_ERRORS
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import re
 from typing import Any
 
 from fsmc import ir
-from fsmc.formats.awm_import import Importer, fsmc_name
+from fsmc.formats.awm.importer import Importer, fsmc_name
 
 __all__ = ["add_tasks", "words"]
 

@@ -279,8 +279,8 @@ def test_a_global_field_a_page_declares_is_that_pages_variable() -> None:
 def test_every_reached_page_is_a_task_in_words(spec: ir.Spec) -> None:
     """The entry aside, each page a state reaches is asked for, in words; a terminal's says what its form needs."""
     assert [(t.page, t.instruction) for t in spec.tasks] == [
-        ("NEW_TICKET", "Go to the new ticket page."),
-        ("TICKET_SENT", "On the new ticket page, set subject to 'Quarterly planning', set due to 'NOW' and tick "
+        ("NEW_TICKET", "Go to the new ticket page on Ticket Desk."),
+        ("TICKET_SENT", "On Ticket Desk's new ticket page, set subject to 'Quarterly planning', fill in due and tick "
                         "captcha passed, then click Submit."),
     ]
     assert all(t.goal == ir.Lit(value=True) and not t.params for t in spec.tasks)
@@ -340,8 +340,9 @@ def test_each_item_is_a_task_and_each_access_method_a_trajectory(library: ir.Spe
     from fsmc.enumerate.run import enumerate_spec
 
     assert [t.instruction for t in library.tasks] == [
-        "Go to the book detail page.", "On the book detail page, choose books selected id, then click Borrow.",
-        "Open the book 'book-1'.", "Open the book 'book-2'.", "Open the book 'book-3'."]
+        "Go to the book detail page on Library.",
+        "On Library's book detail page, choose books selected id, then click Borrow.",
+        "Open the book 'book-1' on Library.", "Open the book 'book-2' on Library.", "Open the book 'book-3' on Library."]
     world = tmp_path / "library.json"  # without its app folder
     world.write_text(ITEMS.read_text())
     enumerate_spec(Compilation(world), tmp_path / "out")
@@ -362,7 +363,7 @@ def test_the_app_folder_gives_the_rows(tmp_path: Path) -> None:
     assert len(books.rows) == 5  # the sixth is past DATA_ROWS
     assert _action(spec, "BOOKS_LIST", "ACT_BOOKS_SEARCH").params[0].type == ir.ChoiceType(
         values=("bk-101", "bk-102", "bk-103", "bk-104", "bk-105"))
-    assert [t.instruction for t in spec.tasks][2:4] == ["Open the book 'Dune'.", "Open the book 'Emma'."]
+    assert [t.instruction for t in spec.tasks][2:4] == ["Open the book 'Dune' on Library.", "Open the book 'Emma' on Library."]
     assert any("take their rows from the app's initial_data.js" in d.message for d in warnings)
     assert (LIBRARY / "web" / books.rows[0][4].lstrip("/")).exists() is False  # images live under web/public
     assert (LIBRARY / "web" / "public" / books.rows[0][4].lstrip("/")).is_file()

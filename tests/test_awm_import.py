@@ -354,6 +354,23 @@ def test_each_item_is_a_task_and_each_access_method_a_trajectory(library: ir.Spe
     assert len({t["instruction"] for t in tasks}) == len(tasks)  # no derived goal repeats an item's task
 
 
+def test_a_path_enters_items_by_one_access_method(tmp_path: Path) -> None:
+    """bfs_action.py searches once per access method, the others' entries disabled: a search whose results open
+    only by a scroll is no path, so the terminal is 3 steps away by browsing, not 2 (their generator says 3)."""
+    from fsmc.enumerate.run import enumerate_spec
+
+    world = FIXTURE.with_name("access_mix_fsm.json")
+    spec, warnings = read_fsm_json(json.loads(world.read_text()), str(world))
+    assert [v.name for v in spec.session] == ["access_method"]
+    assert _requires(spec, "BROWSE_MORE", "BROWSE_MORE_OPEN_ANY_TRIP") == ['access_method != "search"']
+    assert any(d.code == "W009" and d.message.startswith("meta.global_signature_schema: access methods")
+               for d in warnings)
+    enumerate_spec(Compilation(world), tmp_path / "out")
+    terminal = json.loads((tmp_path / "out" / "bfs.json").read_text())["terminals"][0]
+    assert terminal["shortest_step_count"] == 3
+    assert [p["id_seq"][-1] for p in terminal["paths"]] == ["BROWSE_MORE.BROWSE_MORE_OPEN_ANY_TRIP"]
+
+
 def test_the_app_folder_gives_the_rows(tmp_path: Path) -> None:
     """initial_data.js beside the world: its first rows (scalar members as columns) are the table, items its keys."""
     spec, warnings = read_fsm_json(json.loads(ITEMS.read_text()), str(ITEMS))

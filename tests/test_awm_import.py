@@ -386,6 +386,26 @@ def test_the_app_folder_gives_the_rows(tmp_path: Path) -> None:
     assert (LIBRARY / "web" / "public" / books.rows[0][4].lstrip("/")).is_file()
 
 
+def test_the_app_folder_gives_the_pictures(tmp_path: Path) -> None:
+    """Rows whose picture web/public/ holds show that file, served where the app serves it; the others get the
+    generated picture; a world without its folder is pictured as before (books have no price: no pictures)."""
+    from fsmc.codegen import generate
+
+    spec = Compilation(ITEMS).ir
+    root = generate(spec, tmp_path / "sites").root
+    for name in ("dune.jpg", "emma.jpg"):
+        assert (root / "public" / "images" / name).read_bytes() == (LIBRARY / "web" / "public" / "images" / name).read_bytes()
+    data = (root / "src" / "data.js").read_text()
+    images = json.loads(data.split("export const IMAGES = ", 1)[1].split("\n", 1)[0])
+    assert images["books"]["bk-101"] == "images/dune.jpg" and images["books"]["bk-102"] == "images/emma.jpg"
+    assert images["books"]["bk-103"] == "img/books/2.svg"  # Beloved has no picture: a generated one
+    alone = tmp_path / "alone.json"
+    alone.write_text(ITEMS.read_text())
+    bare = generate(Compilation(alone).ir, tmp_path / "bare").root
+    assert not (bare / "public" / "images").exists()
+    assert "export const IMAGES = {}" in (bare / "src" / "data.js").read_text()
+
+
 def _library_copy(tmp_path: Path, data: str | None) -> Path:
     world = tmp_path / "library"
     (world / "web" / "src" / "stores").mkdir(parents=True)
@@ -400,6 +420,7 @@ def test_an_app_folder_without_data_keeps_invented_rows_with_a_note(tmp_path: Pa
     assert spec.table("books").rows[0][0] == "book-1"
     assert any("has no src/stores/initial_data.js: the array<object> fields keep invented rows" in d.message
                for d in warnings)
+    assert any("has no public/ folder of images: rows show generated pictures" in d.message for d in warnings)
     spec, warnings = read_fsm_json(json.loads(ITEMS.read_text()),
                                    str(_library_copy(tmp_path / "other", "export const members = [{ id: 1 }];")))
     assert spec.table("books").rows[0][0] == "book-1"

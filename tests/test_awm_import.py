@@ -279,8 +279,8 @@ def test_a_global_field_a_page_declares_is_that_pages_variable() -> None:
 def test_every_reached_page_is_a_task_in_words(spec: ir.Spec) -> None:
     """The entry aside, each page a state reaches is asked for, in words; a terminal's says what its form needs."""
     assert [(t.page, t.instruction) for t in spec.tasks] == [
-        ("NEW_TICKET", "Go to the new ticket page."),
-        ("TICKET_SENT", "On the new ticket page, set subject to 'Quarterly planning', set due to 'NOW' and tick "
+        ("NEW_TICKET", "Go to the new ticket page on Ticket Desk."),
+        ("TICKET_SENT", "On Ticket Desk's new ticket page, set subject to 'Quarterly planning', fill in due and tick "
                         "captcha passed, then click Submit."),
     ]
     assert all(t.goal == ir.Lit(value=True) and not t.params for t in spec.tasks)
@@ -340,8 +340,9 @@ def test_each_item_is_a_task_and_each_access_method_a_trajectory(library: ir.Spe
     from fsmc.enumerate.run import enumerate_spec
 
     assert [t.instruction for t in library.tasks] == [
-        "Go to the book detail page.", "On the book detail page, choose books selected id, then click Borrow.",
-        "Open the book 'book-1'.", "Open the book 'book-2'.", "Open the book 'book-3'."]
+        "Go to the book detail page on Library.",
+        "On Library's book detail page, choose books selected id, then click Borrow.",
+        "Open the book 'book-1' on Library.", "Open the book 'book-2' on Library.", "Open the book 'book-3' on Library."]
     world = tmp_path / "library.json"  # without its app folder
     world.write_text(ITEMS.read_text())
     enumerate_spec(Compilation(world), tmp_path / "out")
@@ -353,6 +354,23 @@ def test_each_item_is_a_task_and_each_access_method_a_trajectory(library: ir.Spe
     assert len({t["instruction"] for t in tasks}) == len(tasks)  # no derived goal repeats an item's task
 
 
+def test_a_path_enters_items_by_one_access_method(tmp_path: Path) -> None:
+    """bfs_action.py searches once per access method, the others' entries disabled: a search whose results open
+    only by a scroll is no path, so the terminal is 3 steps away by browsing, not 2 (their generator says 3)."""
+    from fsmc.enumerate.run import enumerate_spec
+
+    world = FIXTURE.with_name("access_mix_fsm.json")
+    spec, warnings = read_fsm_json(json.loads(world.read_text()), str(world))
+    assert [v.name for v in spec.session] == ["access_method"]
+    assert _requires(spec, "BROWSE_MORE", "BROWSE_MORE_OPEN_ANY_TRIP") == ['access_method != "search"']
+    assert any(d.code == "W009" and d.message.startswith("meta.global_signature_schema: access methods")
+               for d in warnings)
+    enumerate_spec(Compilation(world), tmp_path / "out")
+    terminal = json.loads((tmp_path / "out" / "bfs.json").read_text())["terminals"][0]
+    assert terminal["shortest_step_count"] == 3
+    assert [p["id_seq"][-1] for p in terminal["paths"]] == ["BROWSE_MORE.BROWSE_MORE_OPEN_ANY_TRIP"]
+
+
 def test_the_app_folder_gives_the_rows(tmp_path: Path) -> None:
     """initial_data.js beside the world: its first rows (scalar members as columns) are the table, items its keys."""
     spec, warnings = read_fsm_json(json.loads(ITEMS.read_text()), str(ITEMS))
@@ -362,10 +380,30 @@ def test_the_app_folder_gives_the_rows(tmp_path: Path) -> None:
     assert len(books.rows) == 5  # the sixth is past DATA_ROWS
     assert _action(spec, "BOOKS_LIST", "ACT_BOOKS_SEARCH").params[0].type == ir.ChoiceType(
         values=("bk-101", "bk-102", "bk-103", "bk-104", "bk-105"))
-    assert [t.instruction for t in spec.tasks][2:4] == ["Open the book 'Dune'.", "Open the book 'Emma'."]
+    assert [t.instruction for t in spec.tasks][2:4] == ["Open the book 'Dune' on Library.", "Open the book 'Emma' on Library."]
     assert any("take their rows from the app's initial_data.js" in d.message for d in warnings)
     assert (LIBRARY / "web" / books.rows[0][4].lstrip("/")).exists() is False  # images live under web/public
     assert (LIBRARY / "web" / "public" / books.rows[0][4].lstrip("/")).is_file()
+
+
+def test_the_app_folder_gives_the_pictures(tmp_path: Path) -> None:
+    """Rows whose picture web/public/ holds show that file, served where the app serves it; the others get the
+    generated picture; a world without its folder is pictured as before (books have no price: no pictures)."""
+    from fsmc.codegen import generate
+
+    spec = Compilation(ITEMS).ir
+    root = generate(spec, tmp_path / "sites").root
+    for name in ("dune.jpg", "emma.jpg"):
+        assert (root / "public" / "images" / name).read_bytes() == (LIBRARY / "web" / "public" / "images" / name).read_bytes()
+    data = (root / "src" / "data.js").read_text()
+    images = json.loads(data.split("export const IMAGES = ", 1)[1].split("\n", 1)[0])
+    assert images["books"]["bk-101"] == "images/dune.jpg" and images["books"]["bk-102"] == "images/emma.jpg"
+    assert images["books"]["bk-103"] == "img/books/2.svg"  # Beloved has no picture: a generated one
+    alone = tmp_path / "alone.json"
+    alone.write_text(ITEMS.read_text())
+    bare = generate(Compilation(alone).ir, tmp_path / "bare").root
+    assert not (bare / "public" / "images").exists()
+    assert "export const IMAGES = {}" in (bare / "src" / "data.js").read_text()
 
 
 def _library_copy(tmp_path: Path, data: str | None) -> Path:
@@ -382,6 +420,7 @@ def test_an_app_folder_without_data_keeps_invented_rows_with_a_note(tmp_path: Pa
     assert spec.table("books").rows[0][0] == "book-1"
     assert any("has no src/stores/initial_data.js: the array<object> fields keep invented rows" in d.message
                for d in warnings)
+    assert any("has no public/ folder of images: rows show generated pictures" in d.message for d in warnings)
     spec, warnings = read_fsm_json(json.loads(ITEMS.read_text()),
                                    str(_library_copy(tmp_path / "other", "export const members = [{ id: 1 }];")))
     assert spec.table("books").rows[0][0] == "book-1"

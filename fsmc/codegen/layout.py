@@ -41,6 +41,7 @@ from fsmc.codegen.actions import (
     typed_var,
     unset_checks,
 )
+from fsmc.codegen.app_images import app_pictures
 from fsmc.codegen.present import (
     Pictures,
     decide_pictures,
@@ -149,7 +150,7 @@ class LayoutDecider:
         self.spec = spec
         self.tables = {t.name: t for t in spec.tables}
         self.nsess = len(spec.session)
-        self.pictures: Pictures = decide_pictures(spec)
+        self.pictures: Pictures = decide_pictures(spec, frozenset(app_pictures(spec)))
         self._carousel_buttons: set[str] = set()
         self._paged = False
         self._commits: set[str | None] = set()

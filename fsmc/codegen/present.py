@@ -156,15 +156,16 @@ class Pictures:
         return {"col": -2, "style": ""}
 
 
-def decide_pictures(spec: ir.Spec) -> Pictures:
-    """Priced goods are pictured (not priced timetables: a flight is not a thing to look at); a table with a
-    reference to a pictured one borrows its picture; else a reference to a small table that no session variable
-    points at (an airline, a brand) is shown as that row's logo."""
+def decide_pictures(spec: ir.Spec, given: frozenset[str] = frozenset()) -> Pictures:
+    """Priced goods are pictured (not priced timetables: a flight is not a thing to look at), and so are the
+    tables whose pictures the world gives (`given`); a table with a reference to a pictured one borrows its
+    picture; else a reference to a small table that no session variable points at (an airline, a brand) is
+    shown as that row's logo."""
     def goods(t: ir.Table) -> bool:
         timetable = any(column_format(t, i) == "time" for i in range(len(t.columns)))
         return price_index(t) >= 0 and not timetable and len(t.rows) <= 2000
 
-    pics = Pictures(own={t.name for t in spec.tables if goods(t)})
+    pics = Pictures(own={t.name for t in spec.tables if goods(t) or t.name in given})
     personal = set()
     for v in spec.session:
         base = v.type.inner if isinstance(v.type, ir.OptionalType) else v.type

@@ -13,6 +13,7 @@ from typing import Any
 import jinja2
 
 from fsmc import ir
+from fsmc.codegen.app_images import app_pictures
 from fsmc.codegen.images import item_svg, logo_svg
 from fsmc.codegen.js import compile_runtime
 from fsmc.codegen.layout import PageLayout, decide_layout, layout_json
@@ -74,7 +75,8 @@ class SiteWriter:
     def tables_data(self) -> tuple[dict[str, Any], dict[str, dict[str, str]]]:
         data: dict[str, Any] = {}
         images: dict[str, dict[str, str]] = {}
-        pictures = decide_pictures(self.spec)
+        given = app_pictures(self.spec)
+        pictures = decide_pictures(self.spec, frozenset(given))
         for t in self.spec.tables:
             cols = [c.name for c in t.columns]
             title = cols[title_index(t)]
@@ -87,6 +89,11 @@ class SiteWriter:
             draw = logo_svg if t.name in pictures.logos else item_svg
             images[t.name] = {}
             for i, r in enumerate(t.rows):
+                if str(r[k]) in given.get(t.name, {}):  # the world's own picture, where its app serves it
+                    path, file = given[t.name][str(r[k])]
+                    images[t.name][str(r[k])] = path
+                    self.add(f"public/{path}", file.read_bytes(), "the world's app folder (public/)", t.span, verbatim=True)
+                    continue
                 path = f"img/{t.name}/{i}.svg"
                 images[t.name][str(r[k])] = path
                 self.add(f"public/{path}", draw(t.name, r[k], str(r[ti] or "")), "fsmc/codegen/images.py", t.span)

@@ -1,13 +1,14 @@
-"""The way a world's item was found (filter, search or scroll), recorded on the page it opens, as a field of the world.
+"""The way a world's item was found (filter, search or scroll), recorded for the whole trajectory as a field of the session.
 
 bfs_action.py names three access methods and searches once per method, the other methods' entry actions
-disabled, so that the trajectories of one goal include one per method, each labelled. fsmc searches once;
-it tells the methods apart by the state they end in. Before the import, each navigation that
-bfs_action.py counts as an access method's entry (by its preconditions' fields `*filters_applied*`,
-`*has_searched*`, `*viewport_anchor_id*`, else by its id: `FILTERED`, `SEARCH`, `SCROLL_` or `_ANY_`) sets
-the field `access_method` of its target page to the method's name, where two or more methods lead to that
-page. Each method then ends in a state of its own: the enumeration's alternatives give one trajectory per
-method, and the trajectory's last state names it.
+disabled, so that the trajectories of one goal include one per method, each labelled, and no path of theirs
+enters by two methods (a search whose results open only by a scroll is no path of theirs). fsmc searches once:
+where a world has entries of two or more methods, each navigation that bfs_action.py counts as an access
+method's entry (by its preconditions' fields `*filters_applied*`, `*has_searched*`, `*viewport_anchor_id*`,
+else by its id: `FILTERED`, `SEARCH`, `SCROLL_` or `_ANY_`) sets the session field `access_method` to its
+method's name and requires that no other method set it. A path then uses one method's entries only, as one of
+their searches does; each method ends in a state of its own, the enumeration's alternatives give one trajectory
+per method, and every state after the entry names it.
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ JSON = Any
 FIELD = "access_method"
 _BY_FIELD = {"filter": ("filters_applied",), "search": ("has_searched",), "scroll": ("viewport_anchor_id",)}
 _BY_ID = {"filter": ("FILTERED",), "search": ("SEARCH",), "scroll": ("SCROLL_", "_ANY_")}
-ACCESS = (f"access methods (bfs_action.py, by name): a navigation that enters by a filter, a search or a scroll sets "
-          f"the field '{FIELD}' of the page it opens to 'filter', 'search' or 'scroll', where two or more methods "
-          "lead there, so that each method ends in a state of its own and gets a trajectory of its own, its last "
-          "state naming the method")
+ACCESS = (f"access methods (bfs_action.py, by name): where a world enters items by two or more of filter, search "
+          f"and scroll, each method's entry sets the session field '{FIELD}' to its name and requires that no other "
+          "method set it, since their search runs once per method with the other methods' entries disabled: a path "
+          "uses one method only, and each method's path ends in a state of its own, which names it")
 
 
 def access_method(action: dict[str, JSON]) -> str | None:
@@ -46,37 +47,28 @@ def _actions(page: JSON) -> list[JSON]:
     return actions if isinstance(actions, list) else []
 
 
-def _entries(pages: list[JSON]) -> dict[str, list[tuple[dict[str, JSON], str]]]:
-    """Per target page, the navigations into it that are an access method's entry, and their method."""
-    out: dict[str, list[tuple[dict[str, JSON], str]]] = {}
-    for p in pages:
-        for a in _actions(p):
-            method = access_method(a) if isinstance(a, dict) else None
-            if method is not None and isinstance(a.get("to"), str):
-                out.setdefault(a["to"], []).append((a, method))
-    return out
-
-
 def mark_access_methods(data: dict[str, JSON]) -> tuple[dict[str, JSON], list[str]]:
-    """A copy of the world where each access method's entry records its method on the page it opens; and the
-    JSON paths of the schemas that gained the field (one decision each)."""
-    pages = data.get("pages")
-    if not isinstance(pages, list):
+    """A copy of the world where each access method's entry records its method in the session and requires that
+    no other method did; and the JSON paths that gained the field (one decision each). A world with entries of
+    one method or none is returned as it is: their search disables nothing there."""
+    pages, meta = data.get("pages"), data.get("meta")
+    if not isinstance(pages, list) or not isinstance(meta, dict):
         return data, []
-    entries = {t: e for t, e in _entries(pages).items() if len({m for _, m in e}) > 1}
-    if not entries:
+    methods = sorted({m for p in pages for a in _actions(p) if isinstance(a, dict) and (m := access_method(a))})
+    if len(methods) < 2:
         return data, []
     data = copy.deepcopy(data)
-    places, marked = [], set()
-    for i, p in enumerate(data["pages"]):
-        schema = p.get("signature_schema") if isinstance(p, dict) else None
-        if p.get("id") in entries and isinstance(schema, dict) and FIELD not in schema:
-            schema[FIELD] = "string|null"
-            places.append(f"pages[{i}].signature_schema")
-            marked.add(p["id"])
+    schema = data["meta"].setdefault("global_signature_schema", {})
+    if not isinstance(schema, dict) or FIELD in schema:
+        return data, []
+    schema[FIELD] = "string|null"
     for p in data["pages"]:
         for a in _actions(p):
             method = access_method(a) if isinstance(a, dict) else None
-            if method is not None and a.get("to") in marked and isinstance(a.get("effects", []), list):
-                a["effects"] = [*a.get("effects", []), {"op": "set", "path": f"$.{FIELD}", "value": method}]
-    return data, places
+            if method is None or not isinstance(a.get("effects", []), list) or \
+                    not isinstance(a.get("preconditions", []), list):
+                continue
+            others = [{"path": f"$.{FIELD}", "cond": "neq", "value": m} for m in methods if m != method]
+            a["preconditions"] = [*a.get("preconditions", []), *others]
+            a["effects"] = [*a.get("effects", []), {"op": "set", "path": f"$.{FIELD}", "value": method}]
+    return data, ["meta.global_signature_schema"]

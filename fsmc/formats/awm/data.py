@@ -5,7 +5,9 @@ its rows (repositories, products, channels). Where a world has such a folder (`w
 `<name>/web/` beside `<name>.json`), each array<object> field takes the first DATA_ROWS rows of the list
 of the same name in that module (or the list whose name ends the field's: `new_issue_labels` ← `labels`),
 so that its items are the app's own; a field with no such list, or a folder without the module, keeps
-invented rows, with a note. A module that does not parse is an error located in it.
+invented rows, with a note. A module that does not parse is an error located in it. The pictures the rows name
+(`web/public/images/...`) are the generated site's business (fsmc.codegen.app_images); a folder without
+`public/` gets a note here.
 """
 
 from __future__ import annotations
@@ -96,6 +98,8 @@ def take_rows(imp: Importer, file: str) -> None:
     folder = app_folder(file)
     if folder is None or not imp.data_fields:
         return
+    if not (folder / "public").is_dir():
+        imp.note("meta", f"the app folder {folder} has no public/ folder of images: rows show generated pictures")
     if not (folder / APP_DATA).is_file():
         imp.note("meta", f"the app folder {folder} has no {APP_DATA.as_posix()}: the array<object> fields keep "
                          "invented rows")

@@ -16,6 +16,7 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.formats.awm.importer import Importer, fsmc_name
+from fsmc.ir.names import site_name
 
 __all__ = ["add_tasks", "words"]
 
@@ -23,6 +24,10 @@ JSON = Any
 _VERBS = {"SUBMIT", "SAVE", "CREATE", "CONFIRM", "SEND", "PLACE", "PAY", "APPLY", "POST", "FINISH", "BORROW", "BOOK",
           "ORDER", "CHECKOUT", "UPDATE", "DELETE", "ADD", "REGISTER", "SIGNUP", "LOGIN", "JOIN", "RESERVE", "PUBLISH",
           "UPLOAD", "TRANSFER", "COMPLETE", "DONE", "NEXT", "CONTINUE", "PURCHASE", "BUY", "FOLLOW", "SHARE"}
+
+
+# The symbolic values the import writes for what the world leaves open ("{ITEM_ANY}", gen_id(), now()): never said.
+_SYMBOL = re.compile(r"[A-Z][A-Z0-9]*(_[A-Z0-9]+)+|[A-Z]{3,}")
 
 
 def words(raw: str) -> str:
@@ -48,7 +53,8 @@ def _field(t: ir.Type, what: str) -> str:
     """What to do with a form field the submit needs: type its one value, tick a box, or choose."""
     inner = t.inner if isinstance(t, ir.OptionalType) else t
     if isinstance(inner, ir.ChoiceType) and len(inner.values) == 1:
-        return f"set {what} to '{inner.values[0]}'"
+        symbol = _SYMBOL.fullmatch(str(inner.values[0]))
+        return f"fill in {what}" if symbol else f"set {what} to '{inner.values[0]}'"
     if isinstance(inner, ir.IntType) and inner.lo == inner.hi:
         return f"set {what} to {inner.lo}"
     if isinstance(inner, ir.BoolType):
@@ -90,18 +96,18 @@ def _leading_in(spec: ir.Spec, page: str) -> tuple[ir.Page, ir.Action] | None:
     return best
 
 
-def _terminal_instruction(imp: Importer, spec: ir.Spec, page: ir.Page) -> str:
+def _terminal_instruction(imp: Importer, spec: ir.Spec, page: ir.Page, site: str) -> str:
     found = _leading_in(spec, page.name)
     if found is None:
-        return f"Reach the {words(page.name)} page."
+        return f"Reach the {words(page.name)} page on {site}."
     source, action = found
     form = _form(imp, source, action)
     click = f"click {_closing(action)}"
-    return f"On the {words(source.name)} page, {form + ', then ' if form else ''}{click}."
+    return f"On {site}'s {words(source.name)} page, {form + ', then ' if form else ''}{click}."
 
 
-def _navigation_instruction(page: ir.Page) -> str:
-    return f"Go to the {words(page.name)} page."
+def _navigation_instruction(page: ir.Page, site: str) -> str:
+    return f"Go to the {words(page.name)} page on {site}."
 
 
 def _unique(instructions: list[str], pages: list[ir.Page]) -> list[str]:
@@ -140,7 +146,8 @@ def _row_label(table: ir.Table, row: tuple[Any, ...]) -> str:
     return str(row[0])
 
 
-def _item_tasks(imp: Importer, spec: ir.Spec, reached: dict[str, set[Any]]) -> list[tuple[str, str, ir.Expr, str]]:
+def _item_tasks(imp: Importer, spec: ir.Spec, reached: dict[str, set[Any]],
+                site: str) -> list[tuple[str, str, ir.Expr, str]]:
     """(name, page, goal, instruction): each row a world lets the user open (a reachable state holds it), a task."""
     out: list[tuple[str, str, ir.Expr, str]] = []
     for page, f, table_name in _opened_items(imp, spec, reached):
@@ -153,7 +160,7 @@ def _item_tasks(imp: Importer, spec: ir.Spec, reached: dict[str, set[Any]]) -> l
             name = fsmc_name(f"open_{page.lower()}_{f}_{row[key]}")
             goal = ir.Binary(op="==", left=ir.Name(id=f), right=ir.Lit(value=row[key]))
             if row[key] in held and name not in {n for n, *_ in out}:  # two lists may offer the same row
-                out.append((name, page, goal, f"Open the {noun} '{_row_label(table, row)}'."))
+                out.append((name, page, goal, f"Open the {noun} '{_row_label(table, row)}' on {site}."))
     return out
 
 
@@ -162,11 +169,12 @@ def add_tasks(imp: Importer, spec: ir.Spec, reached: dict[str, set[Any]]) -> ir.
     world lets the user open (none if it has tasks)."""
     if spec.tasks:
         return spec
+    site = site_name(spec.site.title or spec.site.name)  # tasks of many worlds in one data set stay apart
     pages = [p for p in spec.pages if p.name in reached and p.name != spec.site.entry]
-    texts = [_terminal_instruction(imp, spec, p) if p.name in spec.site.terminals else _navigation_instruction(p)
-             for p in pages]
+    texts = [_terminal_instruction(imp, spec, p, site) if p.name in spec.site.terminals
+             else _navigation_instruction(p, site) for p in pages]
     found: list[tuple[str, str, ir.Expr, str]] = [(f"open_{p.name.lower()}", p.name, ir.Lit(value=True), t) for p, t in zip(pages, texts, strict=True)]
-    found += _item_tasks(imp, spec, reached)
+    found += _item_tasks(imp, spec, reached, site)
     texts = _unique([t for *_, t in found], [spec.page(page) for _, page, _, _ in found])
     tasks = tuple(ir.Task(name=name, page=page, goal=goal, instruction=text.replace("{", "").replace("}", ""))
                   for (name, page, goal, _), text in zip(found, texts, strict=True))  # no template placeholders

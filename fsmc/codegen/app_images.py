@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from fsmc import ir
-from fsmc.formats.awm.data import app_folder
+from fsmc.ir.beside import app_folder
 
 __all__ = ["app_pictures", "picture_column"]
 

@@ -20,23 +20,15 @@ from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
 from fsmc.formats.awm.importer import DataField, Importer
 from fsmc.formats.js_data import JsDataError, read_js_data
+from fsmc.ir.beside import app_folder
 
-__all__ = ["APP_DATA", "DATA_ROWS", "app_folder", "take_rows"]
+__all__ = ["APP_DATA", "DATA_ROWS", "take_rows"]
 
 JSON = Any
 APP_DATA = Path("src") / "stores" / "initial_data.js"
 DATA_ROWS = 5  # rows a table takes from the app's data: every item is an edge, so the domains stay small
 TAKEN = (f"array<object> fields take their rows from the app's initial_data.js (the list of the same name, its first "
          f"{DATA_ROWS} rows, scalar members as columns, the key as text), so the items a world offers are the app's own")
-
-
-def app_folder(file: str) -> Path | None:
-    """The world's app folder (`web/`), if there is one beside the file."""
-    path = Path(file)
-    for folder in (path.parent / "web", path.parent / path.stem / "web"):
-        if folder.is_dir():
-            return folder
-    return None
 
 
 def _norm(name: str) -> str:

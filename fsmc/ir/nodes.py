@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class Span(BaseModel):
     """A region of a source file, 1-based lines and columns, end exclusive."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     file: str = ""
     line: int = 0
@@ -28,7 +28,7 @@ NO_SPAN = Span()
 class Node(BaseModel):
     """Base of every IR node: frozen, no extra fields, a span ignored by ==."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     span: Span = Field(default=NO_SPAN, repr=False)
 

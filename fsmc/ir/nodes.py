@@ -337,6 +337,8 @@ class Spec(Node):
         raise KeyError(name)
 
 
+# Each model is built here once, in order (defer_build keeps a class statement from trying on its own: it failed on
+# the forward references or built its children inline again, start-up time of every command).
 for _model in list(globals().values()):
     if isinstance(_model, type) and issubclass(_model, BaseModel) and _model is not BaseModel:
         _model.model_rebuild()

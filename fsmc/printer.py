@@ -64,9 +64,10 @@ class _Level(ir.ExprVisitor[int]):
 
     def visit_lit(self, e: ir.Lit) -> int:
         v = e.value
-        if isinstance(v, (int, float)) and not isinstance(v, bool) and math.copysign(1, v) < 0:
-            return UNARY  # printed with a leading minus; -0.0 too: it prints with its sign
-        return ATOM
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return ATOM
+        # printed with a leading minus; -0.0 too: it prints with its sign (an int past a float's range has no copysign)
+        return UNARY if (v < 0 if isinstance(v, int) else math.copysign(1, v) < 0) else ATOM
 
     def visit_name(self, e: ir.Name) -> int:
         return ATOM

@@ -41,7 +41,7 @@ class Datasette:
         self.url = f"http://127.0.0.1:{self.port}/"
         self.process = subprocess.Popen([sys.executable, "-m", "datasette", "serve", str(db), "--port", str(self.port),
                                          "--host", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 120  # a start-up deadline, not a speed bound: 30 s ran short on a loaded machine
         while True:
             try:
                 urllib.request.urlopen(self.url, timeout=1).close()

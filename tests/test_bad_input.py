@@ -33,6 +33,11 @@ def _action(require: str) -> str:
     return _spec(f'page p {{\n  var x: bool = false\n  action a {{ require {require}  x := true  gui {{ click "a" }} }}\n}}\n')
 
 
+def _goal(goal: str) -> str:
+    return _spec('page p {\n  var n: int[0..2] = 0\n  action a { require n < 2  n += 1  gui { click "a" } }\n}\n'
+                 f'task t on p {{ instruction "Reach it."  goal {goal} }}\n')
+
+
 def _table(load: str) -> str:
     return _spec(f'table t(id: str, n: int) key id = load "{load}"\npage p {{ action a {{ gui {{ click "a" }} }} }}\n')
 
@@ -73,6 +78,9 @@ CASES: dict[str, tuple[Callable[[], Files], str, int, str]] = {
     "3,000 nested set literals": (lambda: {"sets.fsm": _action("{" * 3000 + "}" * 3000 + " == {}")}, "sets.fsm",
                                   ERRORS, "E004"),
     "a 10,000-digit number": (lambda: {"digits.fsm": _action("x == " + "9" * 10_000)}, "digits.fsm", ERRORS, "E001"),
+    "a goal past a float's range": (lambda: {"far.fsm": _goal("n * 1.5 > " + "9" * 400)}, "far.fsm", ERRORS,
+                                    "E407"),  # the diagnostic prints the literal (copysign of it overflowed)
+    "a goal on a 400-digit number": (lambda: {"far.fsm": _goal("n == " + "9" * 400)}, "far.fsm", ERRORS, "E407"),
     "views defined in a cycle": (lambda: {"cycle.fsm": _spec(
         'table t(id: str) key id { ("a") }\npage p {\n  view a = b as x\n  view b = a as y\n'
         '  action go { require count(a) > 0  gui { click "go" } }\n}\n')}, "cycle.fsm", ERRORS, "E230"),

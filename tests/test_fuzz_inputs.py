@@ -29,7 +29,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 SEED = 23
 CASES = 160  # per format: about half a minute in all on a quiet machine
 TOKEN = re.compile(r"\w+|[^\w\s]")
-HUGE = ("9" * 40, "-" + "9" * 40, "1e999", "18446744073709551616", "0" * 5000 + "1")
+HUGE = ("9" * 40, "9" * 400, "-" + "9" * 40, "1e999", "18446744073709551616", "0" * 5000 + "1")
 
 
 def _lines(text: str, rng: random.Random) -> str:

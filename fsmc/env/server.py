@@ -134,6 +134,18 @@ class Sessions:
         session.touch()
         return session
 
+    async def handle(self, sid: str, op: str, work: Callable[[Session], Awaitable[Any]]) -> Any:
+        """One request on a session: one at a time (409 while another runs), within the operation's limit. The lease
+        counts idle time: it starts again when the request ends, answered or refused."""
+        session = self.get(sid)
+        if session.lock.locked():
+            raise ApiError(409, "busy_session", f"session {sid} is already handling a request; wait for it")
+        async with session.lock:
+            try:
+                return await self.slot(op, lambda: work(session))
+            finally:
+                session.touch()
+
     async def close(self, sid: str, why: str = "was closed") -> bool:
         """Close a session: gone at once for new requests (410), its browser context closed once the request it is
         handling, if any, has ended (a step is never cut off half-way)."""
@@ -327,15 +339,6 @@ def _routes(app: FastAPI, state: dict[str, Any], settings: Settings) -> None:
         wrapped.__signature__ = __import__("inspect").signature(handler)  # type: ignore[attr-defined]
         return wrapped
 
-    async def locked(sid: str, op: str, work: Callable[[Session], Awaitable[Any]]) -> Any:
-        session = sessions().get(sid)
-        if session.lock.locked():
-            raise ApiError(409, "busy_session", f"session {sid} is already handling a request; wait for it")
-        async with session.lock:
-            result = await sessions().slot(op, lambda: work(session))
-            session.touch()
-            return result
-
     @app.get("/health")
     async def health() -> dict[str, Any]:
         s = state.get("sessions")
@@ -379,7 +382,7 @@ def _routes(app: FastAPI, state: dict[str, Any], settings: Settings) -> None:
             obs, info = await session.env.reset(seed=seed, options=options)
             return {"observation": observation_json(obs, settings.image), "info": info}
 
-        return await locked(sid, "reset", go)
+        return await sessions().handle(sid, "reset", go)
 
     @app.post("/sessions/{sid}/step")
     @api
@@ -391,7 +394,7 @@ def _routes(app: FastAPI, state: dict[str, Any], settings: Settings) -> None:
             return {"observation": observation_json(r.observation, settings.image), "reward": r.reward,
                     "terminated": r.terminated, "truncated": r.truncated, "info": r.info}
 
-        return await locked(sid, "step", go)
+        return await sessions().handle(sid, "step", go)
 
     @app.get("/sessions/{sid}/screenshot")
     @api
@@ -400,7 +403,7 @@ def _routes(app: FastAPI, state: dict[str, Any], settings: Settings) -> None:
             shot = await session.env.episode.screenshot()
             return Response(shot, media_type=f"image/{settings.image.name}")
 
-        return await locked(sid, "screenshot", go)
+        return await sessions().handle(sid, "screenshot", go)
 
     @app.delete("/sessions/{sid}")
     @api
@@ -417,10 +420,12 @@ async def _register(s: Sessions, env: AsyncFsmcEnv, site: str | None, seed: int 
     session.touch()
     s.live[session.id] = session
     try:
-        obs, info = await env.reset(seed=seed, options=reset)
+        async with session.lock:  # the reaper waits for the first reset as for any request
+            obs, info = await env.reset(seed=seed, options=reset)
     except BaseException:
         await s.close(session.id, "failed to start")
         raise
+    session.touch()  # its lease starts once it has started: a slow first reset does not use it up
     return session, obs, info
 
 

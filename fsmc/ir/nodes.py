@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 class Span(BaseModel):
     """A region of a source file, 1-based lines and columns, end exclusive."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     file: str = ""
     line: int = 0
@@ -28,7 +28,7 @@ NO_SPAN = Span()
 class Node(BaseModel):
     """Base of every IR node: frozen, no extra fields, a span ignored by ==."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
+    model_config = ConfigDict(frozen=True, extra="forbid", defer_build=True)
 
     span: Span = Field(default=NO_SPAN, repr=False)
 
@@ -337,6 +337,8 @@ class Spec(Node):
         raise KeyError(name)
 
 
+# Each model is built here once, in order (defer_build keeps a class statement from trying on its own: it failed on
+# the forward references or built its children inline again, start-up time of every command).
 for _model in list(globals().values()):
     if isinstance(_model, type) and issubclass(_model, BaseModel) and _model is not BaseModel:
         _model.model_rebuild()

@@ -161,3 +161,40 @@ def test_a_drop_down_is_a_menu_of_options_and_a_checkbox_says_what_it_ticks(tmp_
     assert option.text == "Updated, newest first" and option.menu == 0
     assert "Confirm" not in {p.text for p in placements}
     assert site_title(spec) == "GitHub" and site_kind(spec) == "code"
+
+
+def test_text_typed_for_a_placeholder_is_recorded_and_stays_in_its_field(tmp_path: Path) -> None:
+    """Their "{input_text}" names nothing: the importer types one value that the state records (a name), or that a
+    flag says was typed (an email): after each move the field still shows it, as the realism report measures."""
+    from fsmc.codegen import build_site
+    from fsmc.enumerate import Options, enumerate_spec
+
+    def typing(aid: str, selector: str, effect: dict[str, object]) -> dict[str, object]:
+        return {"id": aid, "name": "type", "is_navigation": False, "from": "SIGNUP", "to": "SIGNUP", "parameters": {},
+                "preconditions": [], "effects": [effect], "gui_procedure": [
+                    {"op": "click", "selector": selector}, {"op": "type_text", "selector": selector,
+                                                            "text": "{input_text}"}]}
+
+    world = {"meta": {"app": "Music_Streaming-Spotify_app", "version": "1", "initial_page_id": "SIGNUP",
+                      "terminal_pages": ["DONE"]},
+             "pages": [{"id": "SIGNUP", "signature_schema": {"signup_email_entered": "boolean|null",
+                                                             "signup_name": "string|null"}, "actions": [
+                 typing("ACT_SIGNUP_TYPE_EMAIL", "#signup-email-input",
+                        {"op": "set", "path": "$.signup_email_entered", "value": True}),
+                 typing("ACT_SIGNUP_TYPE_NAME", "#signup-name-input",
+                        {"op": "set", "path": "$.signup_name", "value": "{input_text}"}),
+                 {"id": "ACT_SIGNUP_SUBMIT", "name": "click", "is_navigation": True, "from": "SIGNUP", "to": "DONE",
+                  "parameters": {}, "effects": [], "gui_procedure": [{"op": "click", "selector": "#signup-submit"}],
+                  "preconditions": [{"path": "$.signup_email_entered", "cond": "eq", "value": True},
+                                    {"path": "$.signup_name", "cond": "not_null"}]}]},
+                       {"id": "DONE", "signature_schema": {}, "actions": []}]}
+    path = tmp_path / "signup_fsm.json"
+    path.write_text(json.dumps(world))
+    spec = load(path)
+    typed = [op.text for p in spec.pages for a in p.actions for op in a.gui if op.op == "type"]
+    assert typed == ["alex.morgan@example.com", "My signup"]
+    enumerate_spec(path, tmp_path / "out", Options(per_goal=2))
+    trajectories = [json.loads(line) for line in (tmp_path / "out" / "trajectories.jsonl").read_text().splitlines()]
+    views, steps = trajectory_views(trajectories)
+    figures = measure(build_site(spec, tmp_path / "sites").dist, spec, views, steps).figures()
+    assert figures["typed"] == 2 and figures["typed_visible"] == 2

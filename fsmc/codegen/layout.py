@@ -93,6 +93,7 @@ class Placement:
     prefill: bool = False  # a field that shows the variable it sets until something is typed (a search box)
     primary: bool = False  # the main call to action of its place
     shows: int = -1  # state slot a text field shows once its move is done: the value its typing set
+    shows_text: str = ""  # ... or, where that slot is a flag its typing set, the text typed, shown while it is true
     words: str = ""  # what the element reads as where no label of the action applies (an opener, a menu, a field)
 
 
@@ -357,7 +358,8 @@ class LayoutDecider:
                 pl.field = (label_prefix(action) if single else "") or field_phrase(name)
                 pl.prefill = single and slot >= 0 and facts.role == "choice"
                 shown = typed_var(action, op)
-                pl.shows = self.slot_of(page, shown)[0] if shown else -1  # type: ignore[index]
+                pl.shows = self.slot_of(page, shown[0])[0] if shown else -1  # type: ignore[index]
+                pl.shows_text = shown[1] if shown else ""
             pl.words = self.element_words(page, action, k, pl)
             self.widget(pl, page, action, k, last, guards)
             out.append(pl)

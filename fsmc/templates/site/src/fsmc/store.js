@@ -251,6 +251,7 @@ export const catalogue = computed(() => {
           e.displayVar = action.displaySlot ?? -1
           Object.assign(e, { role: pl.role, var: pl.var, arg: argOf(pl, args), gkey: pl.gkey, field: pl.field,
             step: pl.step, primary: pl.primary, aid: action.id, hints: pl.hints, prefill: pl.prefill, shows: pl.shows,
+            showsText: pl.shows_text,
             varTable: pl.value_param >= 0 ? action.paramTables[pl.value_param] : null })
           if (pl.menu >= 0 && ops[pl.menu].op === 'type') e.typed = ops[pl.menu].text(s, args)
           const ai = [pl.bind, pl.value_param, pl.label_param].find((i) => i >= 0)

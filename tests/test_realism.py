@@ -198,3 +198,24 @@ def test_text_typed_for_a_placeholder_is_recorded_and_stays_in_its_field(tmp_pat
     views, steps = trajectory_views(trajectories)
     figures = measure(build_site(spec, tmp_path / "sites").dist, spec, views, steps).figures()
     assert figures["typed"] == 2 and figures["typed_visible"] == 2
+
+
+def test_style_notes_beside_a_world_give_the_theme_its_colour_and_font(tmp_path: Path) -> None:
+    """AutoWebWorld's style.txt (notes of our own here, in their form): the primary buttons' colour and the font
+    family reach the site's theme; text on the accent is whichever of white and near-black contrasts more."""
+    from fsmc.codegen.site import generate
+    from fsmc.codegen.themes import THEMES, with_style_notes
+
+    notes = ("# Visual Design Style Guide\n## Color Scheme\n- **Background**: #ffffff (Card content)\n"
+             "- **Primary**: Harbour Blue (`#0B5CAD`) - Used for header, primary buttons, links.\n"
+             "## Typography\n- **Font Family**: 'Inter', system-ui, sans-serif.\n")
+    world = _world(tmp_path)
+    (tmp_path / "style.txt").write_text(notes)
+    site = generate(load(world), tmp_path / "sites")
+    css = (site.root / "src" / "style.css").read_text()
+    assert "--accent: #0b5cad; --accent-text: #ffffff;" in css and "font-family: 'Inter', system-ui, sans-serif," in css
+    light = with_style_notes(THEMES["harbor"], "- Brand: #1DB954 (green) - Primary Buttons\n")
+    assert (light.accent, light.accent_text, light.font) == ("#1db954", "#111111", THEMES["harbor"].font)
+    assert with_style_notes(THEMES["harbor"], "Calm and friendly.\n") == THEMES["harbor"]  # nothing usable: unchanged
+    plain = generate(load(world), tmp_path / "chosen", theme="harbor")  # a theme asked for is taken as it is
+    assert f"--accent: {THEMES['harbor'].accent};" in (plain.root / "src" / "style.css").read_text()

@@ -102,7 +102,7 @@ def with_style_notes(theme: Theme, notes: str) -> Theme:
     font = next((line.split(":", 1)[1] for line in lines if "font family" in line.lower() and ":" in line), "")
     families = [f.strip(" *`.") for f in font.split(",")]
     families = [f for f in families if f and re.fullmatch(r"[\w '\"-]+", f)]
-    changes: dict[str, str] = {}
+    changes: dict[str, Any] = {}
     if accent:
         changes.update(accent=accent.lower(), accent_text=_readable_on(accent))
     if families:

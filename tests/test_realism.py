@@ -219,3 +219,26 @@ def test_style_notes_beside_a_world_give_the_theme_its_colour_and_font(tmp_path:
     assert with_style_notes(THEMES["harbor"], "Calm and friendly.\n") == THEMES["harbor"]  # nothing usable: unchanged
     plain = generate(load(world), tmp_path / "chosen", theme="harbor")  # a theme asked for is taken as it is
     assert f"--accent: {THEMES['harbor'].accent};" in (plain.root / "src" / "style.css").read_text()
+
+
+def test_words_in_capitals_by_css_are_read_as_written() -> None:
+    """A heading a theme puts in capitals ("Order summary" shown as ORDER SUMMARY) is not the page id ORDER_SUMMARY."""
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from fsmc.backends.realism import PROBE_JS
+    from fsmc.browser.chromium import launch
+
+    async def probe() -> dict[str, object]:
+        async with async_playwright() as pw:
+            browser = await launch(pw)
+            page = await browser.new_page()
+            await page.set_content('<main><h2 style="text-transform: uppercase">Order summary</h2>'
+                                   '<p style="text-transform: uppercase">ACT_GO</p></main>')
+            seen: dict[str, object] = await page.evaluate(PROBE_JS)
+            await browser.close()
+            return seen
+
+    seen = asyncio.run(probe())
+    assert identifiers_in(str(seen["text"]), {"ORDER_SUMMARY", "ACT_GO"}) == ["ACT_GO"]  # one written as code still is

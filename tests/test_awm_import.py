@@ -83,6 +83,42 @@ def _with_action(data: dict[str, Any], schema: dict[str, str], action: dict[str,
     return spec, [d.message for d in warnings]
 
 
+def _typing(data: dict[str, Any], schema: dict[str, str], params: dict[str, Any], effects: list[dict[str, Any]],
+            selector: str = "#repo-name-input") -> tuple[str | None, list[ir.Effect]]:
+    """An action typing "{input_text}" (their placeholder naming no parameter): what its GUI types, what it records."""
+    spec, _ = _with_action(data, schema, {"parameters": params, "preconditions": [], "effects": effects,
+                                          "gui_procedure": [{"op": "click", "selector": selector},
+                                                            {"op": "type_text", "selector": selector,
+                                                             "text": "{input_text}"}]})
+    action = _action(spec, "NEW_TICKET", "ACT_EXTRA")
+    return next(g.text for g in action.gui if g.op == "type"), list(action.effects)
+
+
+def test_typing_a_placeholder_types_what_the_state_records(data: dict[str, Any]) -> None:
+    def recorded(effects: list[ir.Effect]) -> Any:
+        assert isinstance(effects[0].value, ir.Lit)
+        return effects[0].value.value
+
+    # the world records a literal: that is what is typed (of two, the one in the field named like the element)
+    typed, effects = _typing(data, {"repo_title": "string|null", "repo_name": "string|null"}, {}, [
+        {"op": "set", "path": "$.repo_title", "value": "Roadmap"}, {"op": "set", "path": "$.repo_name", "value": "docs"}])
+    assert typed == "docs" and recorded(effects[1:]) == "docs"
+    # a parameter whose value is the placeholder itself, or a value holding it: one value a person would type
+    typed, effects = _typing(data, {"signup_email": "string|null"}, {"value": "{input_text}"},
+                             [{"op": "set", "path": "$.signup_email", "value_ref": "{value}"}], "#signup-email")
+    assert typed == recorded(effects) == "alex.morgan@example.com"
+    typed, effects = _typing(data, {"campaign_name": "string|null"}, {},
+                             [{"op": "set", "path": "$.campaign_name", "value": "Campaign {input_text}"}])
+    assert typed == recorded(effects) == "Campaign My campaign"
+    # a flag that says something was typed, or a number: the text a person would type there, the number as text
+    typed, effects = _typing(data, {"login_email_entered": "boolean"}, {},
+                             [{"op": "set", "path": "$.login_email_entered", "value": True}], "#login-email")
+    assert typed == "alex.morgan@example.com" and recorded(effects) is True
+    typed, effects = _typing(data, {"quantity": "integer>=1"}, {},
+                             [{"op": "set", "path": "$.quantity", "value": 2}], "#qty")
+    assert typed == "2"
+
+
 def test_value_expr_joining_boolean_fields(data: dict[str, Any]) -> None:
     spec, _ = _with_action(data, {"ready": "boolean"}, {"preconditions": [], "effects": [
         {"op": "set", "path": "$.ready", "value_expr": "$.captcha_passed && !($.ready || $.captcha_passed)"}]})

@@ -487,3 +487,13 @@ def test_harness_is_hidden_and_only_transitions_move_the_fsm(sites: dict[str, Si
     page.wait_for_function("() => window.__fsmc !== undefined")
     assert site.state() == site.m.to_json(s)
     site.reset()
+
+
+def test_a_combobox_keeps_showing_what_was_typed_once_its_option_is_picked(sites: dict[str, Site]) -> None:
+    site = sites["flights"]
+    site.reset()
+    site.do("type", "dest-input", "London")
+    site.do("click", "dest-option-LHR")
+    # the move set dest to the airport LHR: the field shows it as it was typed (its city), not the row's title
+    assert site.state()["vars"]["dest"] == "LHR"
+    assert site.page.locator('[data-testid="dest-input"]').input_value() == "London"

@@ -161,3 +161,84 @@ def test_a_drop_down_is_a_menu_of_options_and_a_checkbox_says_what_it_ticks(tmp_
     assert option.text == "Updated, newest first" and option.menu == 0
     assert "Confirm" not in {p.text for p in placements}
     assert site_title(spec) == "GitHub" and site_kind(spec) == "code"
+
+
+def test_text_typed_for_a_placeholder_is_recorded_and_stays_in_its_field(tmp_path: Path) -> None:
+    """Their "{input_text}" names nothing: the importer types one value that the state records (a name), or that a
+    flag says was typed (an email): after each move the field still shows it, as the realism report measures."""
+    from fsmc.codegen import build_site
+    from fsmc.enumerate import Options, enumerate_spec
+
+    def typing(aid: str, selector: str, effect: dict[str, object]) -> dict[str, object]:
+        return {"id": aid, "name": "type", "is_navigation": False, "from": "SIGNUP", "to": "SIGNUP", "parameters": {},
+                "preconditions": [], "effects": [effect], "gui_procedure": [
+                    {"op": "click", "selector": selector}, {"op": "type_text", "selector": selector,
+                                                            "text": "{input_text}"}]}
+
+    world = {"meta": {"app": "Music_Streaming-Spotify_app", "version": "1", "initial_page_id": "SIGNUP",
+                      "terminal_pages": ["DONE"]},
+             "pages": [{"id": "SIGNUP", "signature_schema": {"signup_email_entered": "boolean|null",
+                                                             "signup_name": "string|null"}, "actions": [
+                 typing("ACT_SIGNUP_TYPE_EMAIL", "#signup-email-input",
+                        {"op": "set", "path": "$.signup_email_entered", "value": True}),
+                 typing("ACT_SIGNUP_TYPE_NAME", "#signup-name-input",
+                        {"op": "set", "path": "$.signup_name", "value": "{input_text}"}),
+                 {"id": "ACT_SIGNUP_SUBMIT", "name": "click", "is_navigation": True, "from": "SIGNUP", "to": "DONE",
+                  "parameters": {}, "effects": [], "gui_procedure": [{"op": "click", "selector": "#signup-submit"}],
+                  "preconditions": [{"path": "$.signup_email_entered", "cond": "eq", "value": True},
+                                    {"path": "$.signup_name", "cond": "not_null"}]}]},
+                       {"id": "DONE", "signature_schema": {}, "actions": []}]}
+    path = tmp_path / "signup_fsm.json"
+    path.write_text(json.dumps(world))
+    spec = load(path)
+    typed = [op.text for p in spec.pages for a in p.actions for op in a.gui if op.op == "type"]
+    assert typed == ["alex.morgan@example.com", "My signup"]
+    enumerate_spec(path, tmp_path / "out", Options(per_goal=2))
+    trajectories = [json.loads(line) for line in (tmp_path / "out" / "trajectories.jsonl").read_text().splitlines()]
+    views, steps = trajectory_views(trajectories)
+    figures = measure(build_site(spec, tmp_path / "sites").dist, spec, views, steps).figures()
+    assert figures["typed"] == 2 and figures["typed_visible"] == 2
+
+
+def test_style_notes_beside_a_world_give_the_theme_its_colour_and_font(tmp_path: Path) -> None:
+    """AutoWebWorld's style.txt (notes of our own here, in their form): the primary buttons' colour and the font
+    family reach the site's theme; text on the accent is whichever of white and near-black contrasts more."""
+    from fsmc.codegen.site import generate
+    from fsmc.codegen.themes import THEMES, with_style_notes
+
+    notes = ("# Visual Design Style Guide\n## Color Scheme\n- **Background**: #ffffff (Card content)\n"
+             "- **Primary**: Harbour Blue (`#0B5CAD`) - Used for header, primary buttons, links.\n"
+             "## Typography\n- **Font Family**: 'Inter', system-ui, sans-serif.\n")
+    world = _world(tmp_path)
+    (tmp_path / "style.txt").write_text(notes)
+    site = generate(load(world), tmp_path / "sites")
+    css = (site.root / "src" / "style.css").read_text()
+    assert "--accent: #0b5cad; --accent-text: #ffffff;" in css and "font-family: 'Inter', system-ui, sans-serif," in css
+    light = with_style_notes(THEMES["harbor"], "- Brand: #1DB954 (green) - Primary Buttons\n")
+    assert (light.accent, light.accent_text, light.font) == ("#1db954", "#111111", THEMES["harbor"].font)
+    assert with_style_notes(THEMES["harbor"], "Calm and friendly.\n") == THEMES["harbor"]  # nothing usable: unchanged
+    plain = generate(load(world), tmp_path / "chosen", theme="harbor")  # a theme asked for is taken as it is
+    assert f"--accent: {THEMES['harbor'].accent};" in (plain.root / "src" / "style.css").read_text()
+
+
+def test_words_in_capitals_by_css_are_read_as_written() -> None:
+    """A heading a theme puts in capitals ("Order summary" shown as ORDER SUMMARY) is not the page id ORDER_SUMMARY."""
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from fsmc.backends.realism import PROBE_JS
+    from fsmc.browser.chromium import launch
+
+    async def probe() -> dict[str, object]:
+        async with async_playwright() as pw:
+            browser = await launch(pw)
+            page = await browser.new_page()
+            await page.set_content('<main><h2 style="text-transform: uppercase">Order summary</h2>'
+                                   '<p style="text-transform: uppercase">ACT_GO</p></main>')
+            seen: dict[str, object] = await page.evaluate(PROBE_JS)
+            await browser.close()
+            return seen
+
+    seen = asyncio.run(probe())
+    assert identifiers_in(str(seen["text"]), {"ORDER_SUMMARY", "ACT_GO"}) == ["ACT_GO"]  # one written as code still is

@@ -24,6 +24,10 @@ THIN_WORDS = 12  # a view whose main content, its controls left aside, has fewer
 # What the view says (main content without its controls, headings of the page and chrome), every control's name
 # with whether it can be used, and every field's value.
 PROBE_JS = r"""() => {
+  // words as written, not as styled: a heading in capitals by CSS ("ORDER SUMMARY") is not an identifier
+  const asWritten = document.createElement('style');
+  asWritten.textContent = '* { text-transform: none !important; }';
+  document.head.appendChild(asWritten);
   const vis = (el) => { const r = el.getBoundingClientRect(); const s = getComputedStyle(el);
     return r.width > 0 && r.height > 0 && s.visibility !== 'hidden' && s.display !== 'none'; };
   const name = (el) => (el.getAttribute('aria-label') || el.innerText || el.getAttribute('placeholder') || '')
@@ -41,7 +45,9 @@ PROBE_JS = r"""() => {
   while (walk.nextNode()) parts.push(walk.currentNode.nodeValue);
   const content = parts.join(' ').replace(/\s+/g, ' ').trim();
   const values = [...document.querySelectorAll('input, textarea')].map((e) => e.value);
-  return {text: document.body.innerText, content, controls, values};
+  const text = document.body.innerText;
+  asWritten.remove();
+  return {text, content, controls, values};
 }"""
 
 

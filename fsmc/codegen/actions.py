@@ -222,16 +222,22 @@ def unset_checks(e: ir.Expr) -> set[str]:
     return set()
 
 
-def typed_var(action: ir.Action, op: ir.GuiOp) -> str | None:
-    """The variable a `type` operation's text becomes (`x := "text"`, or `x := p` for text "{p}"): what the field
-    shows once the move is done, so that what was typed stays visible."""
+def typed_var(action: ir.Action, op: ir.GuiOp) -> tuple[str, str] | None:
+    """The variable a `type` operation's text becomes, and the text the field shows when the variable says so once
+    the move is done, so that what was typed stays visible: `x := "text"` (or the number `x := 1` for text "1") and
+    `x := p` for text "{p}" show x itself (""); a flag the move sets (`email_entered := true`) shows the text typed."""
     for e in action.effects:
         if e.op != "assign" or e.key is not None:
             continue
-        if isinstance(e.value, ir.Lit) and isinstance(e.value.value, str) and e.value.value == op.text:
-            return e.var
+        if isinstance(e.value, ir.Lit) and not isinstance(e.value.value, bool) and e.value.value is not None and \
+                str(e.value.value) == op.text:
+            return e.var, ""
         if isinstance(e.value, ir.Name) and op.text == "{" + e.value.id + "}":
-            return e.var
+            return e.var, ""
+    flags = [e.var for e in action.effects if e.op == "assign" and e.key is None and e.value == ir.Lit(value=True)]
+    typing = [o for o in action.gui if o.op == "type"]
+    if len(flags) == 1 and typing == [op] and op.text and not params_in(op.text):
+        return flags[0], op.text
     return None
 
 

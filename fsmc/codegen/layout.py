@@ -94,6 +94,7 @@ class Placement:
     prefill: bool = False  # a field that shows the variable it sets until something is typed (a search box)
     primary: bool = False  # the main call to action of its place
     shows: int = -1  # state slot a text field shows once its move is done: the value its typing set
+    shows_text: str = ""  # ... or, where that slot is a flag its typing set, the text typed, shown while it is true
     words: str = ""  # what the element reads as where no label of the action applies (an opener, a menu, a field)
 
 
@@ -141,6 +142,7 @@ class PageLayout:
     terminal: bool = False
     has_place: dict[str, bool] = field(default_factory=dict)
     featured: dict[str, Any] = field(default_factory=dict)  # {"table", "heading", ...}: rows shown on a page without any
+    lead: str = ""  # a line under the heading of a page that shows no rows: what its fields ask, or what the site holds
 
 
 class LayoutDecider:
@@ -358,7 +360,8 @@ class LayoutDecider:
                 pl.field = (label_prefix(action) if single else "") or field_phrase(name)
                 pl.prefill = single and slot >= 0 and facts.role == "choice"
                 shown = typed_var(action, op)
-                pl.shows = self.slot_of(page, shown)[0] if shown else -1  # type: ignore[index]
+                pl.shows = self.slot_of(page, shown[0])[0] if shown else -1  # type: ignore[index]
+                pl.shows_text = shown[1] if shown else ""
             pl.words = self.element_words(page, action, k, pl)
             self.widget(pl, page, action, k, last, guards)
             out.append(pl)
@@ -467,6 +470,7 @@ class LayoutDecider:
         self.finish_views(page, layout)
         self.decide_detail(page, layout)
         self.decide_featured(page, layout)
+        self.decide_lead(page, layout)
         self.decide_steps(page, layout, first_aid)
         self.decide_flow(page, layout)
         self.decide_shown_vars(page, layout)
@@ -497,20 +501,36 @@ class LayoutDecider:
 
     def decide_featured(self, page: ir.Page, layout: PageLayout) -> None:
         """A page that shows no rows of its own shows some of the site's: those of the table its name speaks of
-        (the followers page, its followers), or on the start page the first table's, as a site's home would."""
+        (the followers page, its followers), or on the start page and on a page that asks nothing (an overview, a
+        confirmation) the richest table's, as a site's home or a dashboard would."""
         if any(not v.hidden for v in layout.views) or layout.detail_mode == "full" or not self.spec.tables:
             return
         mine = set(content_words(page.name)) | {w.rstrip("s") for w in content_words(page.name)}
         table = next((t for t in self.spec.tables if t.rows and
                       (set(content_words(t.name)) | {w.rstrip("s") for w in content_words(t.name)}) & mine), None)
-        if table is None and page.name == self.spec.site.entry:
+        entry = page.name == self.spec.site.entry
+        asks = any(p.place in ("form", "filters", "chips") for p in layout.placements)
+        if table is None and (entry or not asks):  # a page of buttons only (an overview, a confirmation) too
             table = max(self.spec.tables, key=lambda t: (len(t.rows) > 0, len(t.columns)))
         if table is None or not table.rows:
             return
         cols = detail_columns(table, 2)
-        layout.featured = {"table": table.name, "heading": "Featured" if page.name == self.spec.site.entry
-                           else humanise(table.name), "title_col": title_index(table), "detail_cols": cols,
-                           "count": min(4, len(table.rows))}
+        layout.featured = {"table": table.name, "heading": "Featured" if entry else humanise(table.name),
+                           "title_col": title_index(table), "detail_cols": cols, "count": min(4, len(table.rows))}
+
+    def decide_lead(self, page: ir.Page, layout: PageLayout) -> None:
+        """A page that shows no rows of its own says in a line what it asks for (its fields, by their labels), or
+        else what the site holds (its tables), as a form's or a dashboard's introduction would."""
+        if any(not v.hidden for v in layout.views) or layout.detail_mode == "full":
+            return
+        asking = [p for p in layout.placements if p.place in ("form", "filters", "chips") and p.role != "submit"]
+        typed = list(dict.fromkeys(p.field for p in asking if p.field))
+        chosen = list(dict.fromkeys(p.text for p in asking if p.text and not p.field))
+        if typed or chosen:
+            layout.lead = " ".join([f"Fill in {_and(typed)}." if typed else "", f"Choose {_and(chosen)}." if chosen
+                                    else ""]).strip()
+        elif self.spec.tables:
+            layout.lead = f"Browse {_and([humanise(t.name) for t in self.spec.tables[:4]])} on {site_title(self.spec)}."
 
     def decide_detail(self, page: ir.Page, layout: PageLayout) -> None:
         """A row reference carried onto the page is what the page is about (full) or a reminder (summary)."""
@@ -593,6 +613,12 @@ class LayoutDecider:
             shown = self.var_show(page, var.name)
             shown["quote"] = var.name in ("query", "q", "term", "terms", "search", "keyword", "keywords")
             (layout.context if var.name in read else layout.summary).append(shown)
+
+
+def _and(items: list[str]) -> str:
+    """Labels in a sentence: "email, password and username"."""
+    words = [w if w.isupper() else w[:1].lower() + w[1:] for w in items]
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def _heading(view: str) -> str:

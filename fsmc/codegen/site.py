@@ -19,7 +19,7 @@ from fsmc.codegen.js import compile_runtime
 from fsmc.codegen.layout import PageLayout, decide_layout, layout_json
 from fsmc.codegen.npm import NODE_MODULES, TEMPLATES
 from fsmc.codegen.present import columns_json, decide_pictures, price_index, site_copy, site_title, title_index
-from fsmc.codegen.themes import THEMES, Theme, default_theme, theme_json
+from fsmc.codegen.themes import THEMES, Theme, default_theme, style_notes, theme_json, with_style_notes
 from fsmc.semantics import domains as T
 
 SITE_TEMPLATES = TEMPLATES / "site"
@@ -190,7 +190,10 @@ def generate(spec: ir.Spec, out: Path | str = "generated_sites", theme: str | No
     name = theme or default_theme(spec)
     if name not in THEMES:
         raise KeyError(f"unknown theme '{name}'; choose one of {', '.join(sorted(THEMES))}")
-    return SiteWriter(spec, Path(out) / spec.site.name, THEMES[name]).write()
+    chosen, notes = THEMES[name], style_notes(spec) if theme is None else None  # a theme asked for is taken as it is
+    if notes is not None:
+        chosen = with_style_notes(chosen, notes.read_text(encoding="utf-8", errors="replace"))
+    return SiteWriter(spec, Path(out) / spec.site.name, chosen).write()
 
 
 __all__ = ["SiteProject", "generate"]

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import asdict, dataclass
+import re
+from dataclasses import asdict, dataclass, replace
+from pathlib import Path
 from typing import Any
 
 from fsmc import ir
@@ -65,8 +67,52 @@ def default_theme(spec: ir.Spec) -> str:
     return names[digest[0] % len(names)]
 
 
+STYLE_NOTES = "style.txt"  # AutoWebWorld's style notes beside a world (its app folder, web/)
+_HEX = re.compile(r"#[0-9a-fA-F]{6}\b")
+
+
+def style_notes(spec: ir.Spec) -> Path | None:
+    """The style notes beside the spec's file (in its folder, or its app folder `web/`), if any."""
+    source = Path(spec.site.span.file) if spec.site.span.file else None
+    if source is None:
+        return None
+    for folder in (source.parent, source.parent / "web", source.parent / source.stem / "web"):
+        if (folder / STYLE_NOTES).is_file():
+            return folder / STYLE_NOTES
+    return None
+
+
+def _readable_on(colour: str) -> str:
+    """Text that reads on a colour: near-black or white, whichever contrasts more (WCAG's contrast ratio)."""
+    def channel(k: int) -> float:
+        c = int(colour[k:k + 2], 16) / 255
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    lum = 0.2126 * channel(1) + 0.7152 * channel(3) + 0.0722 * channel(5)
+    dark = 0.0056  # the luminance of #111111
+    return "#111111" if (lum + 0.05) / (dark + 0.05) > 1.05 / (lum + 0.05) else "#ffffff"  # the higher contrast
+
+
+def with_style_notes(theme: Theme, notes: str) -> Theme:
+    """The theme with what style notes say plainly: the colour of primary buttons (the first colour on a line that
+    speaks of buttons, else on a line that says primary) as its accent, and the font family as its fonts' first
+    choice. Notes that say neither leave the theme as it is."""
+    lines = notes.splitlines()
+    accent = next((m.group(0) for pick in ("button", "primary") for line in lines
+                   if pick in line.lower() and (m := _HEX.search(line))), None)
+    font = next((line.split(":", 1)[1] for line in lines if "font family" in line.lower() and ":" in line), "")
+    families = [f.strip(" *`.") for f in font.split(",")]
+    families = [f for f in families if f and re.fullmatch(r"[\w '\"-]+", f)]
+    changes: dict[str, Any] = {}
+    if accent:
+        changes.update(accent=accent.lower(), accent_text=_readable_on(accent))
+    if families:
+        changes.update(font=", ".join([*families[:4], theme.font]), heading_font=", ".join([*families[:4],
+                                                                                          theme.heading_font]))
+    return replace(theme, **changes)
+
+
 def theme_json(theme: Theme) -> dict[str, Any]:
     return asdict(theme)
 
 
-__all__ = ["THEMES", "Theme", "default_theme", "theme_json"]
+__all__ = ["STYLE_NOTES", "THEMES", "Theme", "default_theme", "style_notes", "theme_json", "with_style_notes"]

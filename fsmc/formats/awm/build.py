@@ -10,7 +10,7 @@ from fsmc.diagnostics import Diagnostic
 from fsmc.formats.awm.access import ACCESS, mark_access_methods
 from fsmc.formats.awm.conventions import add_conventions
 from fsmc.formats.awm.data import take_rows
-from fsmc.formats.awm.effects import normalise_effects
+from fsmc.formats.awm.effects import normalise_effects, sample_text
 from fsmc.formats.awm.importer import SAMPLE_ROWS, Act, DataField, Field, Importer, fsmc_name
 from fsmc.formats.awm.reach import settle_reach
 from fsmc.formats.awm.tasks import add_tasks, words
@@ -29,6 +29,11 @@ _KEYS = {"ctrl": "Control", "control": "Control", "cmd": "Meta", "command": "Met
          "del": "Delete", "return": "Enter", "alt": "Alt", "option": "Alt", "shift": "Shift", "space": "Space"}
 UNFILLED = ("a GUI placeholder that names no parameter or field is typed as its name, without braces (their "
             "gui_mapping.py leaves it unfilled)")
+TYPED = ("a typing step whose text is a placeholder naming no parameter (\"{input_text}\") types what the action "
+         "records, so that what is typed is what the state holds: the text it sets in the field named most like the "
+         "typed-into element, else the number it sets; where it records only that something was typed (a flag such "
+         "as login_email_entered) or nothing, what a person would type in that element, chosen by its name (their "
+         "gui_mapping.py types the placeholder's name)")
 
 
 # ---------------------------------------------------------------- preconditions
@@ -214,6 +219,31 @@ def _fill(imp: Importer, text: str, act: Act, where: str) -> str:
     return re.sub(r"\{(\w+)\}", unknown, text)
 
 
+def _words(name: str) -> set[str]:
+    return {w for w in re.split(r"[_\W]+", name.lower()) if w}
+
+
+def _recorded(act: Act, e: dict[str, JSON]) -> JSON:
+    """The value a set records where it is fixed: its literal, or the constant parameter it names."""
+    ref = str(e.get("value_ref", "")).strip("{} ")
+    return act.consts.get(fsmc_name(ref)) if ref else e.get("value")
+
+
+def _typed(imp: Importer, act: Act, text: JSON, selector: str) -> str | None:
+    """What a typing step whose text is a lone placeholder naming nothing types: what the action records (TYPED)."""
+    m = re.fullmatch(r"\{\s*(\w+)\s*\}", text) if isinstance(text, str) else None
+    if m is None or m.group(1).isupper() or fsmc_name(m.group(1)) in {
+            *act.consts, *act.ranges, *imp.page_fields.get(act.page, ()), *imp.global_names}:
+        return None
+    sets = [(e["path"][2:], _recorded(act, e)) for _, e in act.effects if isinstance(e, dict) and e.get("op") == "set"
+            and isinstance(e.get("path"), str) and e["path"].startswith("$.")]
+    texts = [(len(_words(f) & _words(selector)), -k, v) for k, (f, v) in enumerate(sets) if isinstance(v, str)]
+    if texts:
+        return str(max(texts)[2])
+    numbers = [v for _, v in sets if isinstance(v, int) and not isinstance(v, bool)]
+    return str(numbers[0]) if numbers else sample_text(selector)
+
+
 def _key(key: JSON) -> JSON:
     """Their key names as the browser's (Playwright's): `Ctrl+A` → `Control+A`, `Esc` → `Escape`."""
     if not isinstance(key, str):
@@ -230,6 +260,9 @@ def _gui_op(imp: Importer, g: JSON, act: Act, where: str, last: str) -> ir.GuiOp
     if op == "wait":
         return ir.GuiOp(op="wait", limit=int(g.get("ms", g.get("duration", 0)) or 0))
     sel = _fill(imp, testid(g.get("selector")), act, where) or last
+    if op == "type" and (typed := _typed(imp, act, g.get("text"), sel)) is not None:
+        imp.decide(TYPED, where)
+        return ir.GuiOp(op=op, selector=sel, text=typed)
     text = {"type": g.get("text"), "press": _key(g.get("key")), "select": g.get("value", g.get("text")),
             "drag": testid(g.get("to_value"))}.get(op)
     if op == "repeat_click":

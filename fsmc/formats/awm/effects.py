@@ -44,6 +44,11 @@ _SAMPLES = (  # (words in a field's name, what a person would type there), the f
      "content", "note", "text", "post", "reply", "caption"), "Looking forward to it, see you there."),
     (("first_name", "full_name", "billing_name", "display_name", "cardholder"), "Alex Morgan"),
 )
+VALUE_UNFILLED = ("a set whose value holds a placeholder \"{p}\" naming no parameter (\"{input_text}\", \"Campaign "
+                  "{input_text}\"), or that sets a parameter whose value is such a placeholder ({\"input_text\": "
+                  "\"{input_text}\"}), fills it with the value a person would type in that field, chosen by the "
+                  "field's name as for value_expr \"{p}\", and the GUI types that same value for the placeholder "
+                  "(their BFS records the placeholder's name)")
 EXPR_LIT = "value_expr holding a JSON literal sets that literal (both their BFS tools ignore value_expr and write null)"
 EXPR_TEST = ("value_expr combining boolean fields with &&, || and ! sets their value as JavaScript would compute it, "
              "null counting as false (both their BFS tools ignore value_expr and write null)")
@@ -205,6 +210,26 @@ def sample_text(field: str) -> str:
     return (" ".join(said) or "sample").capitalize() + " one"
 
 
+def _filled_value(imp: Importer, e: dict[str, JSON], act: Act, name: str, where: str) -> dict[str, JSON]:
+    """A set's value with its placeholders that name no parameter filled by what a person would type in the field
+    (`"{input_text}"` → an email address in `signup_email`); the quotes some worlds write around it are dropped."""
+    text = e["value"]
+    quoted = re.fullmatch(r'"(\{\s*\w+\s*\})"', text.strip())
+    text = quoted.group(1) if quoted else text
+
+    def fill(m: re.Match[str]) -> str:  # "{ITEM_ANY}" and such stay symbolic values
+        p = m.group(1)
+        if fsmc_name(p) in {*act.consts, *act.ranges} or p.isupper():
+            return m.group(0)
+        return act.samples.setdefault(p, sample_text(name))
+
+    filled = _PARAM.sub(fill, text)
+    if filled == text:
+        return e
+    imp.decide(VALUE_UNFILLED, where)
+    return {**e, "value": filled}
+
+
 def _effect(imp: Importer, e: JSON, act: Act, before: list[dict[str, JSON]], where: str) -> dict[str, JSON] | None:
     if not isinstance(e, dict):
         return e  # reported by the gathering
@@ -218,6 +243,8 @@ def _effect(imp: Importer, e: JSON, act: Act, before: list[dict[str, JSON]], whe
         e = _expr_value(imp, e, act, where)
         if e is None:
             return None
+    if e.get("op") == "set" and isinstance(e.get("value"), str) and name is not None:
+        e = _filled_value(imp, e, act, name, where)
     f = imp.fields.get(name) if name is not None else None
     if e.get("op") == "clear" and f is not None:
         return _clear(imp, f, e, act, before, where)
@@ -232,9 +259,29 @@ def _columns(imp: Importer, name: str, text: str) -> None:
             imp.data_fields[name].columns.append(column)
 
 
+def _fill_constants(imp: Importer, act: Act) -> None:
+    """A constant parameter whose value is a placeholder naming no parameter (`{"value": "{input_text}"}`) takes what a
+    person would type in the field the action sets it to, the value its GUI types for that placeholder too."""
+    raw = {fsmc_name(k): v for k, v in (act.raw.get("parameters") or {}).items()} if isinstance(
+        act.raw.get("parameters"), dict) else {}
+    for name, value in raw.items():
+        p = _PARAM.fullmatch(value.strip()) if isinstance(value, str) and name in act.consts else None
+        other = fsmc_name(p.group(1)) if p is not None else name
+        if p is None or p.group(1).isupper() or other in act.ranges or (other in act.consts and other != name):
+            continue
+        sets = [str(e["path"]) for _, e in act.effects if isinstance(e, dict) and _path_field(imp, e.get("path"))
+                and str(e.get("value_ref", "")).strip("{} ") == name]
+        typed = [str(g.get("selector", "")) for g in act.raw.get("gui_procedure") or [] if isinstance(g, dict)
+                 and g.get("op") == "type_text" and fsmc_name(str(g.get("text", "")).strip("{} ")) == name]
+        if sets or typed:  # the field it is recorded in names it best, else the element it is typed into
+            imp.decide(VALUE_UNFILLED, f"{act.where}.parameters")
+            act.consts[name] = act.samples.setdefault(p.group(1), sample_text((sets or typed)[0].lstrip("$.#")))
+
+
 def normalise_effects(imp: Importer) -> None:
     """Rewrite every action's effects into the forms the importer takes (see the module's docstring)."""
     for act in imp.acts:
+        _fill_constants(imp, act)
         out: list[tuple[str, JSON]] = []
         for where, e in act.effects:
             n = _effect(imp, e, act, [x for _, x in out if isinstance(x, dict)], where)

@@ -110,6 +110,8 @@ class DataField:
         name = self.name
         if name.endswith("ies") and len(name) > 4:
             return name[:-3] + "y"
+        if name.endswith(("ches", "shes", "xes", "sses")):
+            return name[:-2]  # branches → branch, boxes → box
         return name[:-1] if name.endswith("s") and not name.endswith("ss") else name
 
     rows: list[tuple[JSON, ...]] | None = None  # the app's own rows (data.py), columns as `columns`; else invented

@@ -251,8 +251,11 @@ export const catalogue = computed(() => {
           e.displayVar = action.displaySlot ?? -1
           Object.assign(e, { role: pl.role, var: pl.var, arg: argOf(pl, args), gkey: pl.gkey, field: pl.field,
             step: pl.step, primary: pl.primary, aid: action.id, hints: pl.hints, prefill: pl.prefill, shows: pl.shows,
+            showsText: pl.shows_text,
             varTable: pl.value_param >= 0 ? action.paramTables[pl.value_param] : null })
           if (pl.menu >= 0 && ops[pl.menu].op === 'type') e.typed = ops[pl.menu].text(s, args)
+          // a field that shows the value its move set shows it as the move types it ("London", not "Heathrow")
+          if (pl.prefill) e.prefillTexts = Object.fromEntries(action.moves.map((m) => [JSON.stringify(argOf(pl, m)), op.text(s, m)]))
           const ai = [pl.bind, pl.value_param, pl.label_param].find((i) => i >= 0)
           e.argText = ai !== undefined && args[ai] !== null ? argLabel(action, args, ai) : ''
           if (pl.role === 'search') e.suggestions = [...new Set(action.moves.map((m) => op.text(s, m)))].slice(0, 8)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -420,6 +421,20 @@ def test_the_app_folder_gives_the_rows(tmp_path: Path) -> None:
     assert any("take their rows from the app's initial_data.js" in d.message for d in warnings)
     assert (LIBRARY / "web" / books.rows[0][4].lstrip("/")).exists() is False  # images live under web/public
     assert (LIBRARY / "web" / "public" / books.rows[0][4].lstrip("/")).is_file()
+
+
+def test_a_world_inside_its_app_folder_takes_its_rows(tmp_path: Path) -> None:
+    """AutoWebWorld keeps a world's fsm.json in its app (web/fsm.json beside web/src/): that folder is the app's."""
+    app = tmp_path / "web"
+    shutil.copytree(LIBRARY / "web", app)
+    shutil.copy(ITEMS, app / "fsm.json")
+    spec, _ = read_fsm_json(json.loads(ITEMS.read_text()), str(app / "fsm.json"))
+    assert spec.table("books").rows[0] == ("bk-101", "Dune", "Frank Herbert", 1965, "/images/dune.jpg")
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    shutil.copy(ITEMS, bare / "fsm.json")  # no src/ beside it: no app folder, invented rows
+    spec, _ = read_fsm_json(json.loads(ITEMS.read_text()), str(bare / "fsm.json"))
+    assert spec.table("books").rows[0][0] != "bk-101"
 
 
 def test_the_app_folder_gives_the_pictures(tmp_path: Path) -> None:

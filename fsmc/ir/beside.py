@@ -13,9 +13,11 @@ __all__ = ["app_folder"]
 
 
 def app_folder(file: str) -> Path | None:
-    """The world's app folder (`web/`), if there is one beside the file."""
+    """The world's app folder, if the file has one: `web/` beside it, `<name>/web/` beside `<name>.json`, or the
+    folder the file lies in where that is the app itself (`web/fsm.json` beside `web/src/`, as AutoWebWorld keeps
+    a world in its app)."""
     path = Path(file)
     for folder in (path.parent / "web", path.parent / path.stem / "web"):
         if folder.is_dir():
             return folder
-    return None
+    return path.parent if (path.parent / "src").is_dir() else None

@@ -214,7 +214,8 @@ def test_agentlab_runs_its_generic_agent_on_the_benchmark(shop_site: Path, shop_
     from agentlab.experiments.loop import ExpArgs, get_exp_result
     from agentlab.llm.chat_api import OpenAIModelArgs
 
-    bench = benchmark("shop", shop_site, shop_out, tasks=["priciest_in/jackets", ANSWER_TASK], max_steps=5)
+    bench = benchmark("shop", shop_site, shop_out, tasks=["priciest_in/jackets", ANSWER_TASK], max_steps=5,
+                      action_timeout_ms=10_000)
     assert [e.task_name for e in bench.env_args_list] == ["fsmc.shop.priciest_in.jackets",
                                                           "fsmc.shop.count_matches.waterproof"]
     flags = deepcopy(FLAGS_8B)

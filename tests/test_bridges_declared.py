@@ -51,11 +51,11 @@ def zoo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Tripwi
     tripwire = Tripwire(live.port)
     spec, out = root / "specs" / "datasette" / "zoo.fsm", root / "out" / "zoo"
     with pytest.MonkeyPatch.context() as mp:
-        mp.chdir(root)  # the output names its spec relative to here
+        mp.chdir(root)  # the output names its spec relative to here: its tasks and backend are read here, once
         assert main(["import", str(root / "captures" / "zoo"), "-o", str(spec)]) == 0
         assert main(["enumerate", str(spec), "-o", str(out), "--max-depth", "3"]) == 0
         register_site("zoo", tasks=out, **BROWSERGYM_OPTIONS)
-        yield out, tripwire
+    yield out, tripwire
     tripwire.shutdown()
     tripwire.server_close()
 
@@ -104,9 +104,15 @@ def test_a_capture_runs_offline_under_browsergym(zoo: tuple[Path, Tripwire], mak
     assert (reward, done) == (1.0, True), step_info
     assert step_info["task_info"]["state"] == {"page": "zoo_animals_item", "vars": {"zoo_animals_item_id": "3"}}
     assert missing == [], f"elements acted on without a role and a name in the accessibility tree: {missing}"
+    obs, reward, done, _, _ = env.step("noop()")   # after the end: nothing more to earn
+    assert (reward, done) == (0.0, True)
     env.reset(seed=0)
     cheated, wrong = cheat_then_wrong(env, ['a[href="/zoo/keepers"]'])
     assert cheated == (1.0, True) and wrong == (0.0, False)
+    for action, error in (("click('no-such-bid')", "Could not find element with bid"),
+                          ("click(", "ValueError: Received an empty action")):
+        obs, reward, done, _, _ = env.step(action)
+        assert error in obs["last_action_error"] and (reward, done) == (0.0, False)
     backend = declared_backend(str(out))
     assert backend.blocked_requests == 0 and backend.misses == 0 and tripwire.hits == []  # nothing left the machine
 
@@ -130,3 +136,5 @@ def test_a_cloned_application_is_reset_and_read_by_sql_under_browsergym(todo: Pa
     u = env.unwrapped
     u.task.cheat(u.page, u.chat.messages)
     assert env.step("noop()")[1:3] == (1.0, True)
+    with pytest.raises(RuntimeError, match="1 episode at a time"):   # one database: a second environment waits
+        make("todo", "log_out").reset(seed=0)

@@ -156,6 +156,9 @@ class Place:
     def moved(self, page: Any) -> None:
         """After a move's last operation: the page at rest."""
 
+    def close(self) -> None:
+        """The task is done with the page (BrowserGym's `teardown`)."""
+
 
 class BuiltSite(Place):
     """The generated site's dist/, served on loopback and put in any state through its harness."""
@@ -185,11 +188,16 @@ class DeclaredBackend(Place):
     reset to its start, the task's initial state reached by acting out the shortest moves that lead there."""
 
     def __init__(self, out: str):
-        self.backend = declared_backend(out)
+        self.out, self.backend = out, declared_backend(out)
         self.episode: Any = None
 
     def open(self, page: Any, task: Task, tasks: TaskSet) -> dict[str, Any]:
-        machine = tasks.machine
+        machine, limit, live = tasks.machine, self.backend.max_episodes, _live.setdefault(self.out, set())
+        if limit is not None and len(live - {self}) >= limit:
+            raise RuntimeError(f"the backend of {self.out} ({type(self.backend).__name__}) runs {limit} episode"
+                               f"{'s' * (limit != 1)} at a time (it keeps one copy of its data): close the other "
+                               "BrowserGym environment on it first")
+        live.add(self)
 
         async def go() -> dict[str, Any]:
             self.episode = await self.backend.adopt(Awaited(page))
@@ -206,6 +214,12 @@ class DeclaredBackend(Place):
 
     def moved(self, page: Any) -> None:
         run(page, self.episode.settle())
+
+    def close(self) -> None:
+        _live.get(self.out, set()).discard(self)
+
+
+_live: dict[str, set[DeclaredBackend]] = {}  # the places with an episode open now, by enumerate output
 
 
 @functools.cache
@@ -306,6 +320,9 @@ class FsmcTask(_load_browsergym().AbstractBrowserTask):  # type: ignore[misc]
             self.state = shown  # each move vouched for by the trajectory, so `validate` sees no jump
         if (trajectory.get("answer") or {}).get("text") is not None:
             chat_messages.append({"role": "assistant", "timestamp": time.time(), "message": trajectory["answer"]["text"]})
+
+    def teardown(self) -> None:
+        self.place.close()
 
     def _holds(self) -> bool:
         assert self.state is not None

@@ -2,6 +2,7 @@
 
 from fsmc.bridges.browsergym import (
     FsmcTask,
+    PatientActions,
     decode_task_id,
     encode_task_id,
     env_id,
@@ -10,5 +11,5 @@ from fsmc.bridges.browsergym import (
     use_debian_chromium,
 )
 
-__all__ = ["FsmcTask", "decode_task_id", "encode_task_id", "env_id", "register_site", "release_playwright",
+__all__ = ["FsmcTask", "PatientActions", "decode_task_id", "encode_task_id", "env_id", "register_site", "release_playwright",
            "use_debian_chromium"]

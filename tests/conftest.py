@@ -85,6 +85,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_propose.py": ("cli",),
     "test_agent.py": ("browser",),
     "test_bridges.py": ("browser",),
+    "test_bridges_declared.py": ("browser",),
     "test_bridges_train.py": ("train", "browser"),
 }
 """The layers of each test file; a new test file must be added here (collection fails otherwise)."""

@@ -4,18 +4,28 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import gymnasium
 import pytest
 
-from fsmc.bridges.browsergym import decode_task_id, encode_task_id, env_id, register_site, release_playwright
+from fsmc.bridges.browsergym import (
+    PatientActions,
+    decode_task_id,
+    encode_task_id,
+    env_id,
+    register_site,
+    release_playwright,
+)
 
 SLIDER_TASK = "view/search/waterproof,under_50,relevance"   # a comma in its id; a drag onto a price slider's stop
 HOVER_TASK = "latest_order/u1"                               # the account menu opened by hovering
 ANSWER_TASK = "count_matches/waterproof"                     # search, then answer 6 in the chat
+# each element action may wait 10 s for its element to be actionable (BrowserGym's own 500 ms is a race on a busy
+# machine): a limit that only a page that never becomes ready reaches
+BROWSERGYM_OPTIONS: dict[str, Any] = {"pre_observation_delay": 0.1, "action_mapping": PatientActions(10_000)}
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -28,7 +38,7 @@ def playwright_released() -> Iterator[None]:
 
 @pytest.fixture(scope="module")
 def ids(shop_site: Path, shop_out: Path) -> list[str]:
-    return register_site("shop", dist=shop_site, tasks=shop_out, pre_observation_delay=0.1)
+    return register_site("shop", dist=shop_site, tasks=shop_out, **BROWSERGYM_OPTIONS)
 
 
 @pytest.fixture
@@ -58,19 +68,46 @@ def test_every_task_is_registered_under_an_id_gymnasium_accepts(ids: list[str], 
     assert decode_task_id(encode_task_id("a.b:c d/é")) == "a.b:c d/é"
 
 
-def bid(page: Any, testid: str) -> str:
+def by_testid(selector: str) -> str:
+    return f'[data-testid="{selector}"]'
+
+
+def bid(page: Any, css: str) -> str:
     """The bid BrowserGym gave the element at its last observation."""
-    return str(page.get_attribute(f'[data-testid="{testid}"]', "bid"))
+    return str(page.get_attribute(css, "bid"))
 
 
-def bid_action(page: Any, op: dict[str, Any]) -> str:
-    """A GUI operation as BrowserGym's action string over the element's bid (what an agent reading the AXTree sends)."""
-    at, text = bid(page, op["selector"]), json.dumps(op.get("text") or "")
+def bid_action(page: Any, op: dict[str, Any], css: Callable[[str], str] = by_testid) -> str:
+    """A GUI operation as BrowserGym's action string over the element's bid (what an agent reading the AXTree sends);
+    `css` makes the operation's selector a CSS selector."""
+    at, text = bid(page, css(op["selector"])), json.dumps(op.get("text") or "")
     if op["op"] == "drag":
-        return f"drag_and_drop('{at}', '{bid(page, op['text'])}')"
+        return f"drag_and_drop('{at}', '{bid(page, css(op['text']))}')"
     key = text if op.get("text") else json.dumps("Enter")
     return {"click": f"click('{at}')", "hover": f"hover('{at}')", "type": f"fill('{at}', {text})",
             "press": f"press('{at}', {key})", "select": f"select_option('{at}', {text})"}[op["op"]]
+
+
+def act_over_bids(env: Any, obs: dict[str, Any], record: dict[str, Any],
+                  css: Callable[[str], str] = by_testid) -> tuple[float, bool, dict[str, Any], list[str]]:
+    """The verified trajectory `record` acted out with BrowserGym's own actions over bids, each checked to leave no
+    error; the last reward, done and info, and the selectors of the elements acted on that BrowserGym's flattened AXTree
+    does not list with their bid, a role and a name."""
+    from browsergym.utils.obs import flatten_axtree_to_str
+
+    page = env.unwrapped.page
+    reward, done, info, missing = 0.0, False, {}, []
+    for op in (op for move in record["moves"] for op in move["gui"]):
+        action = bid_action(page, op, css)
+        at = bid(page, css(op["selector"]))
+        line = re.search(rf"^\s*\[{re.escape(at)}\] (\w+) '([^']*)'", flatten_axtree_to_str(obs["axtree_object"]), re.M)
+        if line is None or not line[2]:
+            missing.append(op["selector"])
+        obs, reward, done, _, info = env.step(action)
+        assert obs["last_action_error"] == "", (action, obs["last_action_error"])
+    if record.get("answer"):
+        obs, reward, done, _, info = env.step(f"send_msg_to_user({json.dumps(record['answer']['text'])})")
+    return reward, done, info, missing
 
 
 @pytest.mark.parametrize("task", [SLIDER_TASK, HOVER_TASK])
@@ -78,24 +115,11 @@ def test_an_agent_over_bids_completes_the_task_and_sees_every_element_it_acts_on
                                                                                 shop_out: Path) -> None:
     """Every element a trajectory acts on is in BrowserGym's AXTree with its bid, a role and a name; acted on with
     BrowserGym's own action set, the verified trajectory earns reward 1."""
-    from browsergym.utils.obs import flatten_axtree_to_str
-
     env = make(task)
     obs, info = env.reset(seed=0)
     record = trajectory(shop_out, task)
     assert obs["goal_object"][0]["text"] == record["instruction"] and info["task_info"]["task"] == task
-    page = env.unwrapped.page
-    reward, done, missing = 0.0, False, []
-    for op in (op for move in record["moves"] for op in move["gui"]):
-        action = bid_action(page, op)
-        at = bid(page, op["selector"])
-        line = re.search(rf"^\s*\[{re.escape(at)}\] (\w+) '([^']*)'", flatten_axtree_to_str(obs["axtree_object"]), re.M)
-        if line is None or not line[2]:
-            missing.append(op["selector"])
-        obs, reward, done, _, step_info = env.step(action)
-        assert obs["last_action_error"] == "", (action, obs["last_action_error"])
-    if record.get("answer"):
-        obs, reward, done, _, step_info = env.step(f"send_msg_to_user({json.dumps(record['answer']['text'])})")
+    reward, done, step_info, missing = act_over_bids(env, obs, record)
     assert (reward, done) == (1.0, True), step_info
     assert missing == [], f"elements acted on without a role and a name in the accessibility tree: {missing}"
 
@@ -190,7 +214,8 @@ def test_agentlab_runs_its_generic_agent_on_the_benchmark(shop_site: Path, shop_
     from agentlab.experiments.loop import ExpArgs, get_exp_result
     from agentlab.llm.chat_api import OpenAIModelArgs
 
-    bench = benchmark("shop", shop_site, shop_out, tasks=["priciest_in/jackets", ANSWER_TASK], max_steps=5)
+    bench = benchmark("shop", shop_site, shop_out, tasks=["priciest_in/jackets", ANSWER_TASK], max_steps=5,
+                      action_timeout_ms=10_000)
     assert [e.task_name for e in bench.env_args_list] == ["fsmc.shop.priciest_in.jackets",
                                                           "fsmc.shop.count_matches.waterproof"]
     flags = deepcopy(FLAGS_8B)

@@ -252,7 +252,18 @@ class _BrowserSite(Backend):
 
     async def open(self) -> PageEpisode:
         routes = self.routes()
-        page = await pinned_page(self._chromium.browser, routes, self.proxy())
+        return await self._episode(await pinned_page(self._chromium.browser, routes, self.proxy()), routes)
+
+    async def adopt(self, page: Any) -> PageEpisode:
+        """An episode on a page opened elsewhere (BrowserGym's), before it loads anything of the site: its requests
+        held for this site's routes from now on. Its context is not pinned here, so its clock is the real one."""
+        routes = self.routes()
+        await routes.attach(page)
+        episode = await self._episode(page, routes)
+        episode.actor.fake_time = False
+        return episode
+
+    async def _episode(self, page: Any, routes: Routes) -> PageEpisode:
         await prepare(page)
         episode = PageEpisode(page, routes, self.start_url, self.image)
         self.episodes.append(episode)

@@ -111,6 +111,14 @@ class CapturedSpec(Backend):
     async def open(self) -> CapturedSpecEpisode:
         return CapturedSpecEpisode(self, await self.site.open())
 
+    async def adopt(self, page: Any) -> CapturedSpecEpisode:
+        """An episode on a page opened elsewhere (`CapturedSite.adopt`); `start_pages` first, not `start`."""
+        return CapturedSpecEpisode(self, await self.site.adopt(page))
+
+    def start_pages(self) -> None:
+        """What pages opened elsewhere need: the archive, read (and checked). No browser is started."""
+        self.site.capture.recording  # noqa: B018 - read (and check) the archive before any page asks for it
+
     async def close(self) -> None:
         await self.site.close()
 

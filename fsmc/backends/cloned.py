@@ -240,6 +240,7 @@ class ClonedApp(Backend):
         self._wait_ready()
         self._snapshot()
         self._load_adapter()
+        self._site = LiveSite(self.url + "/", image=self.image, chromium=self._chromium)
 
     def stop_app(self) -> None:
         if self._process is not None and self._process.poll() is None:
@@ -305,12 +306,17 @@ class ClonedApp(Backend):
     # ---------------------------------------------------------------- the protocol
     async def start(self) -> None:
         await asyncio.to_thread(self.start_app)
-        self._site = LiveSite(self.url + "/", image=self.image, chromium=self._chromium)
+        assert self._site is not None
         await self._site.start()
 
     async def open(self) -> AppEpisode:
         assert self._site is not None, "start the backend first"
         return AppEpisode(self, await self._site.open())
+
+    async def adopt(self, page: Any) -> AppEpisode:
+        """An episode on a page opened elsewhere (BrowserGym's, `LiveSite.adopt`); `start_app` first, not `start`."""
+        assert self._site is not None, "start the application first"
+        return AppEpisode(self, await self._site.adopt(page))
 
     async def close(self) -> None:
         try:

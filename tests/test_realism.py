@@ -55,6 +55,21 @@ def test_copy_fits_the_kind_of_site_or_is_left_out() -> None:
     assert site_title(load(ROOT / "specs" / "shop.fsm")) == "Northwind Outfitters"  # the spec's own title stays
 
 
+def test_a_count_of_stars_is_no_rating_and_a_pictures_path_is_never_text() -> None:
+    from fsmc import ir
+    from fsmc.codegen.present import column_format
+
+    def table(stars: float, image: str) -> ir.Table:
+        columns = (ir.Column(name="id", type="str"), ir.Column(name="stars", type="num"),
+                   ir.Column(name="image", type="str"))
+        return ir.Table(name="repos", key="id", columns=columns, rows=(("r1", stars, image),))
+
+    assert column_format(table(4.5, "x"), 1) == "rating"  # ★ 4.5
+    assert column_format(table(1200, "x"), 1) == "count"  # 1200 stars, not ★ 1200.0
+    assert column_format(table(4.5, "/images/repo-1.jpg"), 2) == "hidden"  # shown as the row's picture
+    assert column_format(table(4.5, "Blue"), 2) == "text"
+
+
 def test_the_inventory_says_what_was_invented() -> None:
     ids_only = invented(load(WEBMAIL))
     # the AutoWebWorld importer words a world's page titles itself (fsmc/formats/awm/build.py): the site invents none

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fsmc import ir
+from fsmc.codegen.app_images import picture_column
 from fsmc.codegen.words import content_words, looks_like_identifier, site_name, split
 from fsmc.semantics import domains as T
 
@@ -68,7 +69,7 @@ def column_format(t: ir.Table, i: int) -> str:
     """text | money | rating | duration | stops | count | number | bool | date | datetime | time | ref | hidden."""
     c = t.columns[i]
     values = [r[i] for r in t.rows]
-    if c.name in HIDDEN_NAMES:
+    if c.name in HIDDEN_NAMES or picture_column(t) == i:  # a picture's path is shown as the row's picture, not text
         return "hidden"
     if c.type.startswith("ref:"):
         return "ref"
@@ -77,7 +78,11 @@ def column_format(t: ir.Table, i: int) -> str:
     if c.type == "num" and c.name.endswith(("_mb", "_kb", "_gb", "_km", "_kg")):
         return "unit"
     if c.type == "num":
-        return "money" if c.name in MONEY_NAMES else "rating" if c.name in ("rating", "stars", "score") else "number"
+        if c.name in MONEY_NAMES:
+            return "money"
+        if c.name in ("rating", "stars", "score"):  # a rating on a scale (4.5 stars), or a count (1200 stars)
+            return "rating" if all(isinstance(v, (int, float)) and 0 <= v <= 10 for v in values) else "count"
+        return "number"
     if c.type == "int":
         if c.name in ("minutes", "duration", "mins"):
             return "duration"

@@ -98,7 +98,8 @@ class Realism:
                 "thin_pct": round(100 * sum(v.thin for v in self.views) / n, 1) if n else 0.0,
                 "duplicate_views": sum(bool(v.duplicates) for v in self.views),
                 "identifiers_seen": sorted({i for v in self.views for i in v.identifiers})[:12],
-                "duplicates_seen": sorted({d for v in self.views for d in v.duplicates})[:12]}
+                "duplicates_seen": sorted({d for v in self.views for d in v.duplicates})[:12],
+                "thin_pages": sorted({str(v.state.get("page")) for v in self.views if v.thin})[:12]}
 
 
 # ---------------------------------------------------------------- identifiers of a spec

@@ -159,7 +159,8 @@ try:
     main({argv!r})
 except SystemExit:
     pass
-late = ("networkx", "numpy", "rich", "lark", "playwright", "fsmc.cli.", "fsmc.codegen", "fsmc.enumerate", "fsmc.replay")
+late = ("networkx", "numpy", "rich", "lark", "playwright", "fsmc.cli.", "fsmc.codegen", "fsmc.enumerate", "fsmc.replay",
+        "fsmc.formats.awm")
 print(" ".join(sorted(m for m in sys.modules if m.startswith(late) or m in late)))
 """
 
@@ -168,7 +169,7 @@ print(" ".join(sorted(m for m in sys.modules if m.startswith(late) or m in late)
                                                 (["check", str(MINI)], "fsmc.cli.check fsmc.cli.common fsmc.cli.exits")])
 def test_a_command_imports_only_what_it_needs(argv: list[str], imported: str) -> None:
     """A fast start: `fsmc --version` imports no command; `fsmc check` neither networkx, numpy, rich, lark (the
-    fast parser reads mini.fsm) nor any later stage."""
+    fast parser reads mini.fsm), the AutoWebWorld reader (mini.fsm is no fsm.json) nor any later stage."""
     done = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv)], capture_output=True, text=True, cwd=ROOT)
     assert done.stdout.splitlines()[-1] == imported, done.stdout + done.stderr
 

@@ -15,7 +15,6 @@ from pathlib import Path
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
-from fsmc.formats.awm import from_fsm_json, fsm_json_text, is_fsm_json, read_fsm_json, to_fsm_json
 from fsmc.formats.fsm import from_fsm, to_fsm
 from fsmc.formats.ir_json import from_ir_data, from_ir_json, is_ir_data, to_ir_json
 from fsmc.formats.json_text import json_data, looks_like_json
@@ -40,7 +39,7 @@ def _lazy(module: str, name: str) -> Writer:
 WRITERS: dict[str, Writer] = {
     "fsm": to_fsm,
     "ir": to_ir_json,
-    "fsm-json": fsm_json_text,
+    "fsm-json": _lazy("fsmc.formats.awm", "fsm_json_text"),
     "promela": _lazy("fsmc.engines.promela", "to_promela"),
 }
 
@@ -64,6 +63,8 @@ def read_spec(source: Source, base_dir: Path | None = None) -> tuple[ir.Spec, li
     data = json_data(source.text, source.name)
     if is_ir_data(data):
         return from_ir_data(data, source.name), []
+    from fsmc.formats.awm import is_fsm_json, read_fsm_json  # the AutoWebWorld reader, imported where one is read
+
     if is_fsm_json(data):
         spec, warnings = read_fsm_json(data, source.name)
         return Where(source).located(spec), warnings  # nodes the import made without a span: their parent's
@@ -91,6 +92,13 @@ def load_text(text: str, file: str = "<spec>", base_dir: Path | None = None) -> 
 def load(path: str | Path) -> ir.Spec:
     """Read, parse and resolve a spec file; raises SpecError with diagnostics on failure."""
     return load_source(read_source(path), Path(path).resolve().parent)
+
+
+def __getattr__(name: str) -> object:
+    """The AutoWebWorld reader's and writer's names, imported on first use (`fsmc check` of a .fsm needs neither)."""
+    if name in ("from_fsm_json", "fsm_json_text", "to_fsm_json"):
+        return getattr(importlib.import_module("fsmc.formats.awm"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 __all__ = ["WRITERS", "WRITER_ERRORS", "Loaded", "Writer", "from_fsm", "from_fsm_json", "from_ir_json", "fsm_json_text",

@@ -9,7 +9,6 @@ from pydantic import ValidationError
 
 from fsmc import ir
 from fsmc.diagnostics import Diagnostic, SpecError
-from fsmc.formats.awm.where import json_offsets  # where each JSON path starts: the scanner AutoWebWorld's reader uses
 from fsmc.formats.json_text import json_data, too_deep
 from fsmc.formats.located import Where
 from fsmc.frontend.limits import check_nesting
@@ -46,6 +45,9 @@ def from_ir_data(data: Any, file: str, text: str | None = None) -> ir.Spec:
     """The spec of IR data (unresolved, as written), each node located where its object starts in the file's text
     (`text`, else the source remembered under `file`: fsmc.source.recall) unless the data gives its span; SpecError
     E005 where it is no valid IR, located at the first problem's JSON path, E004 if too deep."""
+    # where each JSON path starts: the scanner AutoWebWorld's reader uses (imported here: .fsm input needs none of it)
+    from fsmc.formats.awm.where import json_offsets
+
     source = Source(file, text) if text is not None else recall(file)
     offsets = json_offsets(source.text) if source is not None else {}
     try:

@@ -69,7 +69,8 @@ def column_format(t: ir.Table, i: int) -> str:
     """text | money | rating | duration | stops | count | number | bool | date | datetime | time | ref | hidden."""
     c = t.columns[i]
     values = [r[i] for r in t.rows]
-    if c.name in HIDDEN_NAMES or picture_column(t) == i:  # a picture's path is shown as the row's picture, not text
+    # a picture's path (text) is shown as the row's picture, not as text; the scan of the rows only for text columns
+    if c.name in HIDDEN_NAMES or (c.type == "str" and picture_column(t) == i):
         return "hidden"
     if c.type.startswith("ref:"):
         return "ref"

@@ -133,6 +133,7 @@ class RecordingRoutes(Routes):
         self.recorded = Recording((), rules)  # what the page is answered from: as it will be offline
         self.statuses: Counter[int] = Counter()
         self.failures: dict[str, str] = {}  # URL → why the live site did not answer
+        self.changes: list[Exchange] = []  # the requests that could change the site, in order, with their answers
         self._fetch: Any = None
 
     async def attach(self, page: Any) -> None:
@@ -155,9 +156,11 @@ class RecordingRoutes(Routes):
         self.tally.served += 1
         if self.writer is not None:
             self.writer.write(x)
-        epoch = self.recorded.epoch
+        if x.method.upper() not in SAFE_METHODS:
+            self.changes.append(x)
+        position = self.recorded.epoch
         self.recorded.add(x)
-        shown = self.recorded.answer(self.recorded.key(x.method, x.url, x.request_body), epoch) or x
+        shown = self.recorded.respond(x.method, self.recorded.key(x.method, x.url, x.request_body), position)[0] or x
         await request.fulfill(shown.status, shown.headers, shown.body)
 
 
@@ -174,11 +177,15 @@ SAFE_METHODS = ("GET", "HEAD", "OPTIONS")  # requests that do not change the sit
 
 class Recording:
     """The archive's exchanges by request key, each with its epoch: how many requests that could change the site
-    (POST, PUT, PATCH, DELETE) came before it.
+    (POST, PUT, PATCH, DELETE) came before it. The changes are a state machine of recorded responses, as Weblica's
+    record/replay is: an episode's position in it starts at 0 (the capture's start) and only a change moves it.
 
-    A request is answered with the response it got first in the latest epoch, up to the asker's, that has one:
-    a page asked twice with nothing changed in between looks the same twice (the server's own noise, such as a
-    query time, is not replayed), and after the same changes as in the capture it looks as it did then.
+    A change is answered in the order recorded: with the next recording of its key at or after the position, which
+    moves the position to just after that recording; a change asked more often than recorded gets its last answer
+    again, the position kept. Any other request is answered with the response it got first in the latest epoch, up to
+    the position, that has one: a page asked twice with nothing changed in between looks the same twice (the
+    server's own noise, such as a query time, is not replayed), and after the same changes as in the capture it looks
+    as it did then.
     """
 
     def __init__(self, exchanges: Iterable[Exchange] = (), rules: Rules | None = None):
@@ -195,6 +202,16 @@ class Recording:
         self.by_key[self.key(x.method, x.url, x.request_body)].append((self.epoch, x))
         if x.method.upper() not in SAFE_METHODS:
             self.epoch += 1
+
+    def respond(self, method: str, key: str, position: int) -> tuple[Exchange | None, int]:
+        """The answer to a request at `position`, and the position after it (None: the archive lacks the request)."""
+        if method.upper() in SAFE_METHODS:
+            return self.answer(key, position), position
+        versions = self.by_key.get(key)
+        if not versions:
+            return None, position
+        later = [v for v in versions if v[0] >= position]
+        return (later[0][1], later[0][0] + 1) if later else (versions[-1][1], position)
 
     def answer(self, key: str, epoch: int) -> Exchange | None:
         """The response `key` got first in the latest epoch up to `epoch` that has one (else its first)."""
@@ -214,8 +231,8 @@ class Recording:
 
 
 class OfflineRoutes(Routes):
-    """Answers from the recording alone (`Recording.answer`), counting the episode's own epochs; a request the
-    archive lacks gets a deterministic 404, counted."""
+    """Answers from the recording alone (`Recording.respond`), at the episode's own position among the recorded
+    changes; a request the archive lacks gets a deterministic 404, counted (and changes nothing)."""
 
     def __init__(self, origin: str, recording: Recording):
         super().__init__(origin)
@@ -223,14 +240,12 @@ class OfflineRoutes(Routes):
         self.epoch = 0
 
     def restart(self) -> None:
-        """Start over from the capture's beginning: nothing changed yet."""
+        """Start over from the capture's beginning: nothing changed yet (a new episode)."""
         self.epoch = 0
 
     async def answer(self, request: Paused) -> None:
         key = self.recording.key(request.method, request.url, request.body)
-        x = self.recording.answer(key, self.epoch)
-        if request.method.upper() not in SAFE_METHODS:
-            self.epoch += 1
+        x, self.epoch = self.recording.respond(request.method, key, self.epoch)
         if x is None:
             self.tally.miss(key)
             await request.fulfill(MISS_STATUS, [("Content-Type", MISS_TYPE)], f"fsmc: not in the capture: {key}\n".encode())

@@ -1,9 +1,11 @@
 """Normalisation rules: which parts of a request are volatile, so that a replayed request finds its recording.
 
 A page asks again for what it asked during the capture, but not always in the same words: a cache
-buster (`?_=1716...`), a timestamp, a nonce or a session id differs from run to run. A request is
-matched by its key: the method, the URL with such parts removed or rewritten, and (for a request with
-a body) a digest of the body. The rules are TOML, the defaults below; a user's file adds to them:
+buster (`?_=1716...`), a timestamp, a nonce, a session id or a form's CSRF token differs from run to run.
+A request is matched by its key: the method, the URL with such parts removed or rewritten, and (for a
+request with a body) a digest of the body, a form's fields dropped by the same rules as the query's (as
+Weblica's cache keys leave volatile parameters out of URLs and POST bodies alike). The rules are TOML,
+the defaults below; a user's file adds to them:
 
     drop_params = ["_", "t", "ts", "cb", "nonce", "sessionid"]   # query parameters, by exact name
     drop_param_patterns = ["^utm_"]                                # query parameters, by regular expression
@@ -33,10 +35,12 @@ DEFAULT_RULES = """\
 # fsmc capture: parts of a request that change from run to run and are left out when requests are matched.
 # Add your own in a file of this form and pass it with `fsmc capture --rules FILE`.
 
-# query parameters dropped by exact name (case-insensitive): cache busters, timestamps, nonces, sessions
+# query parameters and form fields dropped by exact name (case-insensitive): cache busters, timestamps, nonces,
+# sessions, forms' CSRF tokens
 drop_params = ["_", "t", "ts", "timestamp", "time", "cb", "cachebust", "cachebuster", "cache_buster", "rnd",
                "rand", "random", "nonce", "sessionid", "session_id", "sid", "phpsessid", "jsessionid", "_ga", "_gl",
-               "fbclid", "gclid"]
+               "fbclid", "gclid", "csrfmiddlewaretoken", "csrf_token", "_csrf", "csrf", "authenticity_token", "_token",
+               "__form_token"]
 # query parameters dropped when their name matches one of these regular expressions
 drop_param_patterns = ["^utm_"]
 
@@ -77,7 +81,16 @@ class Rules:
     def key(self, method: str, url: str, body: bytes | None = None) -> str:
         """What a request is matched by: `GET http://host/path?q=1`, and a digest of its body when it has one."""
         key = f"{method.upper()} {self.url(url)}"
-        return f"{key} body:{hashlib.sha256(body).hexdigest()[:16]}" if body else key
+        return f"{key} body:{hashlib.sha256(self.body(body)).hexdigest()[:16]}" if body else key
+
+    def body(self, body: bytes) -> bytes:
+        """A form's body (`a=1&csrf_token=...`) without its volatile fields; any other body as it is."""
+        try:
+            pairs = parse_qsl(body.decode("ascii"), keep_blank_values=True, strict_parsing=True)
+        except (UnicodeDecodeError, ValueError):
+            return body
+        kept = [(k, v) for k, v in pairs if not self.dropped(k)]
+        return urlencode(kept).encode("ascii") if len(kept) != len(pairs) else body
 
     def to_toml(self) -> str:
         """The rules as a file `parse` reads back: what a capture keeps beside its archive."""

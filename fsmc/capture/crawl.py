@@ -29,9 +29,9 @@ from fsmc.archive.warc import WARC_FILE, ArchiveWriter
 from fsmc.atomic import write_atomic
 from fsmc.backends.actor import Actor
 from fsmc.backends.captured import PageEpisode
-from fsmc.backends.protocol import PNG, EpisodeFailure
+from fsmc.backends.protocol import PNG, EpisodeFailure, Op
 from fsmc.browser import VIEWPORT, Chromium, Sink
-from fsmc.capture.flows import Flow, act_out, load_flows
+from fsmc.capture.flows import Flow, act_out, load_flows, step
 
 LOAD_TIMEOUT_MS = 30_000
 LINKS_JS = "() => [...document.querySelectorAll('a[href]')].map((a) => [a.getAttribute('href'), a.href])"
@@ -148,8 +148,20 @@ async def _crawl(page: Any, url: str, work: Path, rules: Rules, options: Options
 async def _act_out(page: Any, routes: RecordingRoutes, url: str, flow: Flow, number: int, work: Path) -> dict[str, Any]:
     """The flow acted out on the live site: each operation with the location and view after it."""
     episode = PageEpisode(page, routes, url, PNG)
+    seen = len(routes.changes)
+
+    def answered(number: int, op: Op) -> None:  # a change the site refused: what the capture would replay is an error
+        nonlocal seen
+        refused = [x for x in routes.changes[seen:] if not 200 <= x.status < 400]
+        seen = len(routes.changes)
+        if refused:
+            x = refused[0]
+            raise CaptureError(f"flow {flow.name!r}, {step(number, op)}: the site answered {x.method} "
+                               f"{urlsplit(x.url).path} with {x.status}: fix the flow (the form's fields, or a login "
+                               "before it), or leave it out")
+
     try:
-        views = await act_out(episode, flow)
+        views = await act_out(episode, flow, answered)
     except EpisodeFailure as failure:
         raise CaptureError(f"flow {flow.name!r}: {failure.detail} on {episode.actor.location()} "
                            f"({failure.reason}): fix the flow's selector or its start page") from None

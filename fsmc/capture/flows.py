@@ -15,12 +15,13 @@ operation; the offline check acts it out again and compares.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fsmc.archive.folder import CaptureError
-from fsmc.backends.protocol import Capture, Op
+from fsmc.backends.protocol import Capture, EpisodeFailure, Op
 
 if TYPE_CHECKING:
     from fsmc.backends.captured import PageEpisode
@@ -63,15 +64,27 @@ def load_flows(path: str | Path) -> list[Flow]:
     return [Flow.from_json(d, f"{path}: flow {i + 1}") for i, d in enumerate(data)]
 
 
-async def act_out(episode: PageEpisode, flow: Flow) -> list[tuple[Op, str, bytes]]:
-    """Go to the flow's start and do its operations; after each, the page's location and view once settled.
+def step(number: int, op: Op) -> str:
+    """How a message names a flow's operation: `step 2 (click form.new input[type=submit])`."""
+    return f"step {number} ({op.op}{' ' + op.selector if op.selector else ''})"
 
-    Raises EpisodeFailure (the operation's) when an element is missing, ambiguous or hidden.
+
+async def act_out(episode: PageEpisode, flow: Flow,
+                  after: Callable[[int, Op], None] | None = None) -> list[tuple[Op, str, bytes]]:
+    """Go to the flow's start and do its operations; after each, the page's location and view once settled (and
+    `after` called with the step's number and operation: what the capture checks there).
+
+    Raises EpisodeFailure (the operation's, naming the step) when an element is missing, ambiguous or hidden.
     """
     await episode.goto(flow.start)
     views = []
-    for op in flow.ops:
-        await episode.perform(op, Capture.NONE)
-        await episode.settle()
+    for number, op in enumerate(flow.ops, 1):
+        try:
+            await episode.perform(op, Capture.NONE)
+            await episode.settle()
+        except EpisodeFailure as failure:
+            raise EpisodeFailure(failure.reason, f"{step(number, op)}: {failure.detail}") from None
+        if after is not None:
+            after(number, op)
         views.append((op, episode.actor.location(), await episode.screenshot()))
     return views

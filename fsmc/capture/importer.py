@@ -20,8 +20,7 @@ lead (a search box and a filter in one form). An action is enabled (`require`) o
 where the capture shows its move, and sets the state of the location reached: the page's own variables for a move
 within a page, a carry slot of the page it leaves (read as its `default` there) for a move to another page. Replay
 therefore asks the capture only for pages it holds. Locations no move from the start page reaches are left out (no
-task asks for them); forms that cannot be imported (a POST, one never submitted in a flow, a field no agent can fill
-in) are listed in comments at the top of the draft. The spec is built as IR and printed by `fsmc.printer`, so it is
+task asks for them); forms that cannot be imported (one never submitted in a flow, a field no agent can fill in) are listed in comments at the top of the draft. The spec is built as IR and printed by `fsmc.printer`, so it is
 always well-formed; both files are written only once the draft passes the checks.
 """
 

@@ -1,4 +1,4 @@
-"""The moves a capture shows, grouped into candidate actions: links followed, and GET forms submitted in its flows.
+"""The moves a capture shows, grouped into candidate actions: links followed, and forms submitted in its flows.
 
 A `Candidate` is one action of the draft: its GUI procedure (selectors by attributes, never positions), its
 parameters, and every move it makes, each from a captured location with parameter values to a captured location.
@@ -8,7 +8,10 @@ when a flow submitted it (`fsmc capture --flows`): the fields the flows changed 
 as parameters over the values submitted where they vary, as literals where they do not, and its submit button is
 clicked (Enter is pressed in its one text input where it has none); a move is kept only where a flow went from that
 location to where the archive answers the query the form then sends, so replay never asks the capture for a page it
-lacks. What cannot be imported is noted, naming the page and the form.
+lacks. A POST form is a candidate the same way, its move where the flow's post of the same values landed (after the
+site's redirect: the record it created); its hidden fields and buttons are the page's own (a CSRF token), never
+filled in, and where one action cannot state where its posts landed (each created a record of its own) it is one
+action per post, its values literals. What cannot be imported is noted, naming the page and the form.
 """
 
 from __future__ import annotations
@@ -147,7 +150,8 @@ class Submission:
     """A form submitted from a location in a flow: the fields it changed, and where it landed."""
 
     source: Instance
-    sent: dict[str, str]  # the query it sent
+    index: int  # the form's, among the source page's forms
+    sent: dict[str, str]  # the query or the fields it sent
     changed: list[str]  # the fields whose values differ from the ones the page shows
     target: Instance
 
@@ -159,16 +163,44 @@ def _submissions(instance: Instance, index: int, capture: Capture, of: dict[str,
     action = _form_key(instance, form, capture)
     defaults = dict(form.data())
     sent = {f.name for f in form.fields if f.name}
+    own = _own(form)
     found = []
-    for request, landing in capture.served.items():
-        path, _, query = request.partition("?")
-        pairs = dict(parse_qsl(query, keep_blank_values=True))
+    for path, pairs, landing in _requests(form, capture):
         if path != action or (instance.loc, landing) not in capture.navigations or landing not in of:
             continue
         if set(defaults) <= set(pairs) <= sent:
-            changed = [k for k, v in pairs.items() if defaults.get(k) != v]
-            found.append(Submission(instance, pairs, changed, of[landing].instances[landing]))
+            changed = [k for k, v in pairs.items() if defaults.get(k) != v and k not in own]
+            found.append(Submission(instance, index, pairs, changed, of[landing].instances[landing]))
     return found
+
+
+def _requests(form: Form, capture: Capture) -> list[tuple[str, dict[str, str], str]]:
+    """What a form of this method could have sent (the path, the fields) and where it landed: the GETs the archive
+    answers, or the forms the flows posted."""
+    if form.method == "GET":
+        return [(r.partition("?")[0], dict(parse_qsl(r.partition("?")[2], keep_blank_values=True)), landing)
+                for r, landing in capture.served.items()]
+    return [(p.path, dict(p.fields), p.landing) for p in capture.posted]
+
+
+def _own(form: Form) -> set[str]:
+    """The fields of a posted form whose values are the page's own, never an agent's: its hidden inputs (a CSRF
+    token, the record's id) and its buttons (the one clicked sends its name)."""
+    if form.method == "GET":
+        return set()
+    return {f.name for f in form.fields if f.name and (f.kind == "hidden" or f.submits or f.tag == "button")}
+
+
+def _landing(capture: Capture, key: str, form: Form, filled: dict[str, str]) -> str | None:
+    """Where the form lands filled in with these values: the page the archive answers its query with (GET), or where
+    the first post of the same values landed (POST: the fields compared but the page's own)."""
+    if form.method == "GET":
+        query = urlencode(form.data(filled))
+        return capture.served.get(canonical(f"{key}?{query}" if query else key))
+    own = _own(form)
+    want = {k: v for k, v in form.data(filled) if k not in own}
+    return next((p.landing for p in capture.posted if p.path == key and
+                 {k: v for k, v in p.fields if k not in own} == want), None)
 
 
 def _form_key(instance: Instance, form: Form, capture: Capture) -> str:
@@ -176,34 +208,33 @@ def _form_key(instance: Instance, form: Form, capture: Capture) -> str:
     return urlsplit(urljoin(capture.origin.rstrip("/") + instance.loc, form.action or instance.loc)).path
 
 
-def _form_of(instance: Instance, key: str, capture: Capture) -> int | None:
-    """The index of the page's first form sent to `key`, if it has one."""
-    return next((i for i, f in enumerate(instance.page.forms) if _form_key(instance, f, capture) == key), None)
+def _form_of(instance: Instance, key: str, capture: Capture, method: str) -> int | None:
+    """The index of the page's first form sent to `key` with `method`, if it has one."""
+    return next((i for i, f in enumerate(instance.page.forms)
+                 if f.method == method and _form_key(instance, f, capture) == key), None)
 
 
 def form_candidates(source: Template, of: dict[str, Template], capture: Capture, notes: list[str]) -> list[Candidate]:
-    """The GET forms of `source` that the flows submitted, one candidate per form action."""
-    seen: dict[str, tuple[Instance, int]] = {}  # form action → where it is first seen
-    submitted: dict[str, list[Submission]] = defaultdict(list)
-    posted: set[str] = set()
+    """The GET and POST forms of `source` that the flows submitted, one candidate per form action and method."""
+    seen: dict[tuple[str, str], tuple[Instance, int]] = {}  # form action, method → where it is first seen
+    submitted: dict[tuple[str, str], list[Submission]] = defaultdict(list)
     for instance in source.instances.values():
         for index, form in enumerate(instance.page.forms):
-            key = _form_key(instance, form, capture)
-            if form.method != "GET" and key not in posted:
-                posted.add(key)
-                _note(notes, f"page {source.name} ({instance.loc}): {form.describe()}: only GET forms are imported "
-                      f"(a {form.method} changes the site): left out")
-            elif form.method == "GET":
-                seen.setdefault(key, (instance, index))
-                submitted[key] += _submissions(instance, index, capture, of)
+            at = (_form_key(instance, form, capture), form.method)
+            if form.method not in ("GET", "POST"):
+                _note(notes, f"page {source.name} ({instance.loc}): {form.describe()}: only GET and POST forms are "
+                      "imported (a browser sends no other): left out")
+                continue
+            seen.setdefault(at, (instance, index))
+            submitted[at] += _submissions(instance, index, capture, of)
     candidates = []
-    for key, (instance, index) in sorted(seen.items()):
+    for at, (instance, index) in sorted(seen.items()):
         where = f"page {source.name} ({instance.loc}): {instance.page.forms[index].describe()}"
-        if not submitted[key]:
+        if not submitted[at]:
             _note(notes, f"{where}: no submission of it was captured (submit it in a flow, "
                   "`fsmc capture --flows`): left out")
             continue
-        candidates += _form_candidates(source, key, submitted[key], capture, of, where, notes)
+        candidates += _form_candidates(source, at[0], submitted[at], capture, of, where, notes)
     return candidates
 
 
@@ -218,9 +249,7 @@ def _form_candidates(source: Template, key: str, submissions: list[Submission], 
     answers, from every instance of `source` that shows the form: one action, split into one per set of fields a
     submission changes where one action cannot state its effects (a search and a filter in one form), each filling
     in every such field so that no two of them do the same."""
-    first = submissions[0].source
-    index = _form_of(first, key, capture)
-    assert index is not None, "a submission of the form came from there"
+    first, index = submissions[0].source, submissions[0].index
     form = first.page.forms[index]
     nameless = [f for f in form.fields if not f.name and not f.submits and f.tag != "button"]
     if nameless:
@@ -235,13 +264,16 @@ def _form_candidates(source: Template, key: str, submissions: list[Submission], 
         return []
     whole = _form_candidate(source, key, (first, index), Fill.of(changed, submissions), capture, of, where, notes)
     groups: dict[tuple[str, ...], list[Submission]] = defaultdict(list)
-    for submission in submissions:
-        groups[tuple(n for n in changed if n in submission.changed)].append(submission)
+    for submission in submissions:  # a GET by the fields it changes; a POST by its values (each its own record)
+        values = tuple(submission.sent.get(n, "") for n in changed)
+        groups[values if form.method == "POST" else tuple(n for n in changed if n in submission.changed)] \
+            .append(submission)
     if whole is not None and len(groups) > 1:
-        for fields, group in sorted(groups.items()):
+        for words, group in sorted(groups.items()):
             part = _form_candidate(source, key, (first, index), Fill.of(changed, group), capture, of, where, notes)
             if part is not None:
-                part.name += "_" + "_".join(fields)
+                part.name += "_" + "_".join(words)
+                part.label = " ".join([part.label or "", *words]) if form.method == "POST" else part.label
                 whole.split.append(part)
     return [whole] if whole is not None else []
 
@@ -251,7 +283,7 @@ def _form_candidate(source: Template, key: str, at: tuple[Instance, int], fill: 
     """The action of one fill of the form (its procedure as on the page `at`, where a flow submitted it)."""
     form = at[0].page.forms[at[1]]
     gui = fill.gui(at[0].page, at[1])
-    moves = _form_moves(source, key, fill, gui, capture, of) if gui is not None else []
+    moves = _form_moves(source, key, form.method, fill, gui, capture, of) if gui is not None else []
     if not moves:
         _note(notes, f"{where}: no button submits it, or a field has no selector that holds: left out"
               if gui is None else f"{where}: none of its submissions is in the archive: left out")
@@ -314,19 +346,18 @@ def _submit(page: PageHtml, index: int) -> ir.GuiOp | None:
     return ir.GuiOp(op="press", selector=selector, text="Enter") if selector else None
 
 
-def _form_moves(source: Template, key: str, fill: Fill, gui: tuple[ir.GuiOp, ...], capture: Capture,
+def _form_moves(source: Template, key: str, method: str, fill: Fill, gui: tuple[ir.GuiOp, ...], capture: Capture,
                 of: dict[str, Template]) -> list[Move]:
     """Every instance of `source` whose form the same procedure fills in, with every tuple submitted: a move where
-    the flows went from that instance to where the archive answers the query the form then sends."""
+    the flows went from that instance to where the form then lands (`_landing`)."""
     moves = []
     for instance in source.instances.values():
-        index = _form_of(instance, key, capture)
-        if index is None or instance.page.forms[index].method != "GET" or fill.gui(instance.page, index) != gui:
+        index = _form_of(instance, key, capture, method)
+        if index is None or fill.gui(instance.page, index) != gui:
             continue
         form = instance.page.forms[index]
         for values in fill.tuples:
-            query = urlencode(form.data(dict(zip(fill.changed, values, strict=True))))
-            landing = capture.served.get(canonical(f"{key}?{query}" if query else key))
+            landing = _landing(capture, key, form, dict(zip(fill.changed, values, strict=True)))
             if landing is not None and landing in of and (instance.loc, landing) in capture.navigations:
                 moves.append(Move(instance, fill.args(values), of[landing].instances[landing]))
     return moves

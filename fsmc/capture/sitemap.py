@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 from fsmc.archive.folder import CaptureError, CaptureFolder
 from fsmc.archive.routes import Recording
+from fsmc.archive.warc import Exchange
 from fsmc.capture.dom import PageHtml, read_page
 from fsmc.frontend.keywords import RESERVED
 
@@ -37,10 +38,20 @@ def canonical(loc: str) -> str:
     return path + (f"?{urlencode(pairs)}" if pairs else "")
 
 
+@dataclass(frozen=True)
+class Posted:
+    """A form the flows posted: the path it went to, the fields it sent, and where it landed (redirects followed)."""
+
+    path: str
+    fields: tuple[tuple[str, str], ...]
+    landing: str
+
+
 @dataclass
 class Capture:
     """What the importer reads from a capture: each captured HTML page by location, where each request the archive
-    answers lands (after redirects, by canonical location), and the moves the flows made (location before, after)."""
+    answers lands (after redirects, by canonical location), the moves the flows made (location before, after), and
+    the forms they posted, in the order posted."""
 
     name: str
     origin: str
@@ -48,6 +59,7 @@ class Capture:
     html: dict[str, str]
     served: dict[str, str] = field(default_factory=dict)
     navigations: set[tuple[str, str]] = field(default_factory=set)
+    posted: list[Posted] = field(default_factory=list)
 
 
 def _flow_navigations(flows: list[dict[str, Any]], origin: str) -> set[tuple[str, str]]:
@@ -63,11 +75,14 @@ def _flow_navigations(flows: list[dict[str, Any]], origin: str) -> set[tuple[str
     return moves
 
 
-def _landing(recording: Recording, origin: str, url: str) -> tuple[str, str] | None:
-    """Where a GET of `url` lands in the archive, redirects followed within the origin: its location and its HTML
-    (None for anything else: a miss, an error, not HTML)."""
+def _landing(recording: Recording, origin: str, url: str, position: int = 0,
+             first: Exchange | None = None) -> tuple[str, str] | None:
+    """Where a GET of `url` lands in the archive at `position` (or the answer `first` to another request of it),
+    redirects followed within the origin: its location and its HTML (None for anything else: a miss, an error, not
+    HTML)."""
     for _ in range(_REDIRECTS):
-        x = recording.answer(recording.key("GET", url, None), 0)
+        x = first or recording.answer(recording.key("GET", url, None), position)
+        first = None
         target = next((v for k, v in x.headers if k.lower() == "location"), None) if x else None
         if x is None or not (x.status == 200 or (300 <= x.status < 400 and target)):
             return None
@@ -94,12 +109,36 @@ def _served(recording: Recording, origin: str) -> tuple[dict[str, str], dict[str
     return html, served
 
 
+def _posted(recording: Recording, origin: str, html: dict[str, str]) -> list[Posted]:
+    """The forms posted within the origin (bodies of name=value pairs) that landed on an HTML page, in the order
+    posted, each landing read as the archive answers it right after that post; their landings' HTML added to `html`
+    where it has none."""
+    found: list[tuple[int, Posted]] = []
+    for versions in recording.by_key.values():
+        for epoch, x in versions:
+            fields = _fields(x.request_body) if x.method.upper() == "POST" and x.url.startswith(origin + "/") else None
+            landed = _landing(recording, origin, x.url, epoch + 1, x) if fields is not None else None
+            if fields is not None and landed is not None:
+                found.append((epoch, Posted(urlsplit(x.url).path, fields, landed[0])))
+                html.setdefault(*landed)
+    return [p for _, p in sorted(found, key=lambda e: e[0])]
+
+
+def _fields(body: bytes | None) -> tuple[tuple[str, str], ...] | None:
+    """A form's body as its name-value pairs (None: not a URL-encoded form)."""
+    try:
+        return tuple(parse_qsl((body or b"").decode("ascii"), keep_blank_values=True, strict_parsing=bool(body)))
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
 def read_capture(path: Path) -> Capture:
     """The capture's pages (those the crawl captured and those its flows went to), what its archive answers, and
     where its flows went."""
     folder = CaptureFolder(path)
     origin = folder.origin.rstrip("/")
     html, served = _served(folder.recording, origin)
+    posted = _posted(folder.recording, origin, html)
     try:
         navigations = _flow_navigations(folder.manifest.get("flows") or [], origin)
         start = location(folder.manifest["start"])
@@ -111,7 +150,7 @@ def read_capture(path: Path) -> Capture:
     if start not in html:
         raise CaptureError(f"{path}: its start page {folder.manifest['start']} is not a captured HTML page: nothing "
                            "to start the draft from", unreadable=True)
-    return Capture(path.resolve().name, folder.origin, start, html, served, navigations)
+    return Capture(path.resolve().name, folder.origin, start, html, served, navigations, posted)
 
 
 def identifier(words: list[str], taken: set[str], limit: int = 48) -> str:
@@ -229,5 +268,5 @@ def templates(capture: Capture, notes: list[str]) -> dict[str, Template]:
     return of
 
 
-__all__ = ["Capture", "Instance", "Template", "canonical", "identifier", "location", "read_capture", "shape",
+__all__ = ["Capture", "Instance", "Posted", "Template", "canonical", "identifier", "location", "read_capture", "shape",
            "templates"]

@@ -77,6 +77,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_eval.py": ("browser",),
     "test_capture.py": ("browser",),
     "test_capture_import.py": ("browser",),
+    "test_capture_post.py": ("browser",),
     "test_cloned.py": ("browser",),
     "test_tracker.py": ("browser",),
     "test_train.py": ("train",),

@@ -86,7 +86,8 @@ def test_a_flow_whose_selector_matches_nothing_leaves_no_capture(live: Datasette
     dest = tmp_path / "captures" / "zoo"
     assert main(["capture", live.url, "-o", str(dest), "--pages", "1", "--flows", str(flows)]) == 1
     err = capsys.readouterr().err
-    assert "flow 'filter': 0 elements match selector '#no-such-button'" in err and "on /zoo/animals" in err
+    assert "flow 'filter': step 1 (click #no-such-button): 0 elements match selector '#no-such-button'" in err
+    assert "on /zoo/animals" in err
     assert not dest.exists() and not dest.parent.exists()  # nor the folder the lock beside it needed
 
 
@@ -200,6 +201,34 @@ def test_a_request_gets_its_first_response_since_the_last_change() -> None:
     key = recording.key("GET", "http://h/list?_=9", None)
     assert [recording.answer(key, epoch).body for epoch in (0, 1, 5)] == [b"v1", b"v2", b"v2"]  # type: ignore[union-attr]
     assert recording.answer(recording.key("GET", "http://h/other", None), 0) is None
+
+
+def test_changes_are_answered_in_the_order_recorded_and_a_forms_csrf_token_is_left_out_of_its_key() -> None:
+    from fsmc.archive.routes import Recording
+    from fsmc.archive.warc import Exchange
+
+    def x(method: str, url: str, answer: bytes, sent: bytes | None = None) -> Exchange:
+        return Exchange(method, f"http://h{url}", 200, (), answer, (), sent)
+
+    lists = [b"", b"a", b"a b", b"a b +1", b"a b +2"]  # the list after each change
+    changes = [("/add", b"title=a&csrf_token=T1"), ("/add", b"title=b&csrf_token=T2"), ("/like", None), ("/like", None)]
+    recorded = [x("GET", "/list", lists[0])]
+    for i, (url, sent) in enumerate(changes):
+        recorded += [x("POST", url, b"change %d" % i, sent), x("GET", "/list", lists[i + 1])]
+    recording = Recording(recorded, load_rules())
+
+    def respond(method: str, url: str, position: int, sent: bytes | None = None) -> tuple[bytes | None, int]:
+        got, after = recording.respond(method, recording.key(method, f"http://h{url}", sent), position)
+        return got.body if got else None, after
+
+    # b posted first (with the token its page showed then): the recorded state after b, which holds a too
+    assert respond("POST", "/add", 0, b"title=b&csrf_token=T9") == (b"change 1", 2)
+    assert respond("GET", "/list", 2) == (b"a b", 2)
+    assert [respond("POST", "/like", p) for p in (0, 3, 4)] == [(b"change 2", 3), (b"change 3", 4), (b"change 3", 4)]
+    assert respond("GET", "/list", 4) == (b"a b +2", 4)  # past its recordings: the last answer again, nothing moves
+    assert respond("POST", "/add", 1, b"title=c&csrf_token=T1") == (None, 1)  # not in the capture: nothing changes
+    assert respond("GET", "/list", 0) == (b"", 0)  # a new episode starts at 0: the list as first captured
+    assert recording.key("POST", "http://h/j", b'{"a": 1}') != recording.key("POST", "http://h/j", b'{"a": 2}')
 
 
 # a page whose own scripts fail: at load, and in a timer that runs while fsmc lets time pass (a jQuery plug-in that

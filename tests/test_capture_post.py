@@ -193,20 +193,15 @@ def test_a_flow_whose_post_fails_leaves_no_capture_naming_the_flow_and_the_step(
     flows = tmp_path / "flows.json"
     dest = tmp_path / "captures" / "shop"
     try:
-        flows.write_text(json.dumps([_new("milk", "Milk"), _new("empty", None)]))
+        flows.write_text(json.dumps([_new("empty", None)]))  # (a form that is missing: tests/test_capture.py)
         assert main(["capture", site.url, "-o", str(dest), "--pages", "1", "--flows", str(flows)]) == 1
-        err = capsys.readouterr().err
-        assert "flow 'empty', step 1 (click form.new input[type=submit]): the site answered POST /items/new with 422" \
-            in err and "Traceback" not in err
-        assert not dest.exists()
-        flows.write_text(json.dumps([{**_new("gone", "Milk"), "start": "/"}]))  # no form on the page
-        assert main(["capture", site.url, "-o", str(dest), "--pages", "1", "--flows", str(flows)]) == 1
-        err = capsys.readouterr().err
-        assert "flow 'gone': step 1 (type input[name=title]): 0 elements match selector 'input[name=title]'" in err
-        assert not dest.exists() and not dest.parent.exists()
     finally:
         site.shutdown()
         site.server_close()
+    err = capsys.readouterr().err
+    assert "flow 'empty', step 1 (click form.new input[type=submit]): the site answered POST /items/new with 422" \
+        in err and "Traceback" not in err
+    assert not dest.exists() and not dest.parent.exists()
 
 
 NOTE = ('<title>New note</title><form method="post" action="/notes/new"><input type="hidden" name="csrf_token" '

@@ -80,6 +80,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_capture_post.py": ("browser",),
     "test_cloned.py": ("browser",),
     "test_tracker.py": ("browser",),
+    "test_awm_app.py": ("build", "browser"),
     "test_train.py": ("train",),
     "test_train_online.py": ("train", "browser"),
     "test_llm.py": ("unit",),

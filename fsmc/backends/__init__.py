@@ -1,7 +1,9 @@
 """What trajectories and episodes are acted out on: the backend protocol, the generated site, captured sites (and a
-spec acted out on one, its state read by extractors) and cloned applications."""
+spec acted out on one, its state read by extractors), cloned applications and another generator's sites (AutoWebWorld's
+apps, their state read from their own runtime)."""
 
 from fsmc.backends.actor import SETTLE_MS, Actor
+from fsmc.backends.awm_app import AwmApp, AwmAppEpisode
 from fsmc.backends.captured import CapturedSite, LiveSite, PageEpisode, SelectorActor
 from fsmc.backends.captured_spec import CapturedSpec, CapturedSpecEpisode
 from fsmc.backends.cloned import AppEpisode, ClonedApp
@@ -25,6 +27,6 @@ from fsmc.backends.protocol import (
 )
 from fsmc.backends.site import GeneratedSite, SiteEpisode
 
-__all__ = ["IMAGE_FORMATS", "JPEG", "PNG", "REASONS", "SETTLE_MS", "Actor", "AgentPaced", "AppEpisode", "Backend", "BackendError", "Box",
+__all__ = ["IMAGE_FORMATS", "JPEG", "PNG", "REASONS", "SETTLE_MS", "Actor", "AgentPaced", "AppEpisode", "AwmApp", "AwmAppEpisode", "Backend", "BackendError", "Box",
            "Capture", "CapturedSite", "CapturedSpec", "CapturedSpecEpisode", "ClonedApp", "Episode", "EpisodeFailure", "GeneratedSite", "ImageFormat", "LiveSite",
            "Op", "PageEpisode", "SelectorActor", "SiteEpisode", "Step", "screenshot_states", "spec_backend"]

@@ -27,6 +27,13 @@ Without --site, the backend the spec declares is used: `backend app "SIDECAR.tom
 application (a real web application, e.g. Django's admin), resets it by restoring its database before
 every trajectory and reads its state from the database after every move (docs/language.md, Backends).
 
+With --app WEB, the site is another generator's: an AutoWebWorld app folder (web/: package.json, src/ with
+its FSM runtime and its pinia store `signature`) of the world OUT was enumerated from. fsmc builds it with
+Vite (npm installs what fsmc's own packages lack, once, in a cache), serves it on 127.0.0.1, acts every
+trajectory out from a fresh page with the world's own selectors, reads the runtime's signature as the state
+after every move, and reports how many trajectories execute and how many agree with the semantics, and,
+for each that does not, the first move whose state differs (variable, found, expected).
+
 Each distinct transition is proven once through the UI and reused by every trajectory that takes it.
 Interrupt at any time (Ctrl-C, or a kill) and run the same command again: finished trajectories are
 not redone and the result is the same as an uninterrupted run's.
@@ -40,6 +47,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                                                 "each with its folders)")
     parser.add_argument("--site", help="the built site: generated_sites/<site>, its dist/, or its name (with OUT; "
                                        "left out: the backend the spec declares)")
+    parser.add_argument("--app", metavar="WEB", help="an AutoWebWorld app folder (web/) of OUT's world: build it, act "
+                                                      "the trajectories out on it and report how many execute and agree")
     parser.add_argument("-o", "--data", help="folder for the replayed data (resumed if it exists; needed with OUT)")
     parser.add_argument("--workers", type=int, help="browser pages working at once (default: two per core)")
     parser.add_argument("--limit", type=int, help="replay only the first N trajectories")
@@ -93,29 +102,50 @@ def run(args: argparse.Namespace) -> int:
     if args.out is None:
         return each_site(args, _replay, lambda site: {"out": shown(site.out), "site": shown(built_site(site)),
                                                       "data": shown(site.data), "project_options": site.replay},
-                         only_with_spec={"site": "--site", "data": "-o/--data"})
+                         only_with_spec={"site": "--site", "app": "--app", "data": "-o/--data"})
     if args.data is None:
         raise fail("fsmc replay: -o DATA is needed with OUT", EXIT_USAGE)
+    if args.site is not None and args.app is not None:
+        raise fail("fsmc replay: --site and --app name two sites; give one", EXIT_USAGE)
     return _replay(args)
 
 
 def _replay(args: argparse.Namespace) -> int:
     """One output folder; the options typed win over the project's (`project_options`) and those over the defaults."""
     from fsmc.browser import BrowserMissing
+    from fsmc.codegen.awm_app import AppFolderError, BuildError
     from fsmc.replay import BackendError, InputError, replay
 
     options = given(args, OPTIONS, {**DEFAULTS, **getattr(args, "project_options", {})})
     try:
         with writing(args.data, NAME), progress(f"fsmc replay {args.data}") as show:
-            summary, stats = replay(args.out, args.site, args.data, restart=args.restart, on_progress=show, **options)
-    except (InputError, FileNotFoundError) as err:
+            summary, stats = replay(args.out, args.site, args.data, restart=args.restart, on_progress=show,
+                                    app=getattr(args, "app", None), **options)
+    except (InputError, FileNotFoundError, AppFolderError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_UNREADABLE
-    except (BrowserMissing, BackendError) as err:
+    except (BrowserMissing, BackendError, BuildError) as err:
         print(f"error: {err}", file=sys.stderr)
         return EXIT_ERRORS
     _report(args.data, summary, stats)
+    if "agreement" in summary:
+        return _agreement(args.app, summary["agreement"])
     return EXIT_OK if summary["kept"] else EXIT_ERRORS
+
+
+SHOWN = 10  # disagreements printed; report.json holds them all
+
+
+def _agreement(app: str, found: dict[str, Any]) -> int:
+    """The verdict on another generator's site: exit 0 when every trajectory executes and agrees."""
+    print(f"{app}: {found['executed']:,}/{found['trajectories']:,} trajectories execute, "
+          f"{found['agree']:,}/{found['trajectories']:,} agree with the semantics")
+    for d in found["disagreements"][:SHOWN]:
+        where = "the initial state" if d["move"] is None else f"move {d['move']} ({d['action']})"
+        print(f"  {d['trajectory']}: first differs at {where}: {d['difference']}")
+    if len(found["disagreements"]) > SHOWN:
+        print(f"  … {len(found['disagreements']) - SHOWN:,} more in report.json")
+    return EXIT_OK if found["agree"] == found["trajectories"] else EXIT_ERRORS
 
 
 def _report(data: str, summary: dict[str, Any], stats: Any) -> None:

@@ -23,7 +23,7 @@ class BuildError(FsmcError):
     """A site could not be built; the message says why and what to do."""
 
 
-def _cache_home() -> Path:
+def cache_home() -> Path:
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fsmc"
 
 
@@ -33,7 +33,7 @@ def install_root(templates: Path = TEMPLATES) -> Path:
         return templates
     lock = templates / "package-lock.json"
     digest = hashlib.sha256(lock.read_bytes() if lock.is_file() else b"").hexdigest()[:12]
-    return _cache_home() / f"npm-{digest}"
+    return cache_home() / f"npm-{digest}"
 
 
 NODE_MODULES = install_root() / "node_modules"

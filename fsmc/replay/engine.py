@@ -14,6 +14,9 @@ A backend that cannot jump (`Backend.jumps` false: a cloned application, reset o
 restoring its database) has every trajectory acted out from that state, move by move, one episode at a time
 (`Backend.max_episodes`); its views are not shared between trajectories, since a real application's page
 may show more than the state (a message after a save), and a `BackendError` (its adapter raised) stops the run.
+With `run_through` (a site fsmc did not generate, verified rather than filtered), a trajectory is acted out to its
+end past a state that disagrees with the semantics: its result says whether every operation still ran (`executed`)
+and where the states first differed.
 """
 
 from __future__ import annotations
@@ -79,7 +82,7 @@ class Replayer:
     """Replays trajectories on one backend into a data folder; resumable through its journal."""
 
     def __init__(self, backend: Backend, data_dir: Path, *, workers: int = 3, audit_every: int = 25,
-                 on_progress: Callable[[Stats], None] | None = None):
+                 on_progress: Callable[[Stats], None] | None = None, run_through: bool = False):
         self.backend, self.data_dir = backend, Path(data_dir)
         self.workers, self.audit_every = max(1, workers), audit_every
         self.on_progress = on_progress
@@ -87,6 +90,7 @@ class Replayer:
         self._edges: dict[tuple[str, str], Edge | asyncio.Future[Edge]] = {}
         self._views: dict[str, str] = {}  # state key -> screenshot of its settled view
         self._shared = bool(getattr(backend, "jumps", True))  # views and transitions shared across trajectories
+        self.run_through = run_through and not self._shared  # acted from the start alone: nothing shared to spoil
 
     # ---------------------------------------------------------------- screenshots
     def _name(self, image: bytes) -> str:
@@ -226,23 +230,32 @@ class Replayer:
         except (TimeoutError, EpisodeFailure) as err:
             return {"id": t.id, "status": "rejected", "reason": getattr(err, "reason", "timeout"),
                     "detail": f"could not reset: {getattr(err, 'detail', err)}", "failed_move": 0}
+        w.at = t.initial.key
         if canonical(shown) != t.initial.key:
             return {"id": t.id, "status": "rejected", "reason": "state_diverged", "failed_move": 0,
                     "detail": "the initial state: " + state_difference(shown, t.initial.value)}
-        w.at = t.initial.key
         return None
 
     async def _replay(self, w: Worker, t: Trajectory) -> dict[str, Any]:
         state, steps = t.initial, []
+        disagreed: dict[str, Any] | None = None  # where the states first differed (with `run_through`)
         if not self._shared and (refused := await self._start(w, t)) is not None:
-            return refused
+            if not self.run_through or refused["reason"] != "state_diverged":
+                return refused
+            disagreed = {"detail": refused["detail"], "failed_move": 0}
         for i, move in enumerate(t.moves):
             edge = await (self._edge(w, state, move) if self._shared else self._attempt(w, state, move))
-            if edge.failure is not None:
-                return {"id": t.id, "status": "rejected", "reason": edge.failure.reason,
-                        "detail": edge.failure.detail, "failed_move": i}
+            failure = edge.failure
+            if failure is not None and failure.reason == "state_diverged" and self.run_through:
+                disagreed = disagreed or {"detail": failure.detail, "failed_move": i}
+                w.at = move.state.key  # acted on from the state the site shows, as if it were the expected one
+            elif failure is not None:
+                return {"id": t.id, "status": "rejected", "reason": failure.reason, "detail": failure.detail,
+                        "failed_move": i, **({"disagreed": disagreed} if disagreed else {})}
             steps += [{**rec, "move": i} for rec in edge.records]
             state = move.state
+        if disagreed is not None:  # every operation ran, but the states differ
+            return {"id": t.id, "status": "rejected", "reason": "state_diverged", **disagreed, "executed": True}
         try:
             final = await asyncio.wait_for(self._final(w, state), STEP_TIMEOUT_S)
         except (TimeoutError, EpisodeFailure) as err:

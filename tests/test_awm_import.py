@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -389,6 +390,26 @@ def test_each_item_is_a_task_and_each_access_method_a_trajectory(library: ir.Spe
     assert {t["moves"][-1]["args"]["item_id"] for t in opened} == {"book-2"}
     tasks = [json.loads(line) for line in (tmp_path / "out" / "tasks.jsonl").read_text().splitlines()]
     assert len({t["instruction"] for t in tasks}) == len(tasks)  # no derived goal repeats an item's task
+
+
+def test_the_item_tasks_leave_no_placeholder_goals(tmp_path: Path) -> None:
+    """A detail page that a navigation also opens without an item (the field none, as github's repository page)
+    derives no "set books selected id to none": the item tasks pin the field row by row, so no value goal adds its
+    other values (fsmc.enumerate.goals); no instruction shows a symbol or none, and no two are equal."""
+    from fsmc.enumerate.run import enumerate_spec
+
+    data = json.loads(ITEMS.read_text())
+    done = next(p for p in data["pages"] if p["id"] == "BORROW_DONE")
+    done["actions"] = [{"id": "ACT_BORROW_DONE_BACK", "name": "click", "is_navigation": True, "from": "BORROW_DONE",
+                        "to": "BOOK_DETAIL", "parameters": {}, "preconditions": [], "effects": [],
+                        "gui_procedure": [{"op": "click", "selector": "#back-to-book"}]}]
+    world = tmp_path / "library.json"
+    world.write_text(json.dumps(data))
+    enumerate_spec(Compilation(world), tmp_path / "out")
+    tasks = [json.loads(line) for line in (tmp_path / "out" / "tasks.jsonl").read_text().splitlines()]
+    texts = [t["instruction"] for t in tasks]
+    assert [t["kind"] for t in tasks] == ["task"] * 5 and len(set(texts)) == len(texts)
+    assert not [t for t in texts if re.search(r"ITEM_ANY|GEN_ID|\bNOW\b|\bnone\b|_", t)]
 
 
 def test_a_path_enters_items_by_one_access_method(tmp_path: Path) -> None:

@@ -71,8 +71,10 @@ def test_value_expr_has_a_meaning(spec: ir.Spec) -> None:
 def test_sample_text_follows_the_fields_name() -> None:
     from fsmc.formats.awm.effects import sample_text
 
-    assert [sample_text(f) for f in ("signup_email", "card_cvc", "team_name", "segment_condition_value")] == [
-        "alex.morgan@example.com", "123", "My team", "Segment condition one"]
+    fields = ("signup_email", "card_cvc", "team_name", "segment_condition_value", "draft_to", "message_recipient",
+              "badge_label")
+    assert [sample_text(f) for f in fields] == ["alex.morgan@example.com", "123", "My team", "Opened an email this month",
+                                                "jamie.lee@example.com", "Jamie Lee", "Badge label one"]
 
 
 def _with_action(data: dict[str, Any], schema: dict[str, str], action: dict[str, Any]) -> tuple[ir.Spec, list[str]]:
@@ -318,8 +320,8 @@ def test_every_reached_page_is_a_task_in_words(spec: ir.Spec) -> None:
     """The entry aside, each page a state reaches is asked for, in words; a terminal's says what its form needs."""
     assert [(t.page, t.instruction) for t in spec.tasks] == [
         ("NEW_TICKET", "Go to the new ticket page on Ticket Desk."),
-        ("TICKET_SENT", "On Ticket Desk's new ticket page, set subject to 'Quarterly planning', fill in due and tick "
-                        "captcha passed, then click Submit."),
+        ("TICKET_SENT", "On Ticket Desk's new ticket page, set the subject to 'Quarterly planning', fill in the due, "
+                        "pass the captcha, then click Submit."),
     ]
     assert all(t.goal == ir.Lit(value=True) and not t.params for t in spec.tasks)
 
@@ -330,7 +332,7 @@ def test_instructions_are_told_apart() -> None:
     data = json.loads(GLOBAL_PAGE.read_text())
     data["pages"].append({"id": "BRANCH_CREATED_AGAIN", "signature_schema": {}, "actions": []})
     data["pages"][1]["actions"].append(copy.deepcopy(data["pages"][1]["actions"][2]) | {
-        "id": "ACT_CREATE_BRANCH_AGAIN", "to": "BRANCH_CREATED_AGAIN"})
+        "id": "ACT_CREATE_BRANCH_DIRECT", "to": "BRANCH_CREATED_AGAIN"})  # the same button
     data["meta"]["terminal_pages"].append("BRANCH_CREATED_AGAIN")
     spec, _ = read_fsm_json(data, "code_host.json")
     texts = [t.instruction for t in spec.tasks]
@@ -379,8 +381,9 @@ def test_each_item_is_a_task_and_each_access_method_a_trajectory(library: ir.Spe
 
     assert [t.instruction for t in library.tasks] == [
         "Go to the book detail page on Library.",
-        "On Library's book detail page, choose books selected id, then click Borrow.",
-        "Open the book 'book-1' on Library.", "Open the book 'book-2' on Library.", "Open the book 'book-3' on Library."]
+        "On Library's book detail page, click Borrow.",
+        "Open the first book on Library.", "Open the second book on Library.",  # invented rows: by their place
+        "Open the third book on Library."]
     world = tmp_path / "library.json"  # without its app folder
     world.write_text(ITEMS.read_text())
     enumerate_spec(Compilation(world), tmp_path / "out")

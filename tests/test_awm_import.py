@@ -326,6 +326,26 @@ def test_every_reached_page_is_a_task_in_words(spec: ir.Spec) -> None:
     assert all(t.goal == ir.Lit(value=True) and not t.params for t in spec.tasks)
 
 
+@pytest.mark.parametrize(("t", "ws", "typed", "said"), [
+    (ir.BoolType(), ["review", "terms", "accepted"], False, ("accept", "the review terms")),
+    (ir.BoolType(), ["launch", "immediately", "checkbox"], False, ("tick", "'Launch immediately'")),
+    (ir.BoolType(), ["review", "ready"], False, None),  # the page computes it: the click says it
+    (ir.BoolType(), ["is", "liked"], False, ("like", "it")),
+    (ir.ChoiceType(values=("has_subject",)), ["subject"], True, ("fill in", "the subject")),  # a stand-in, unsaid
+    (ir.ChoiceType(values=("GEN_ID",)), ["title"], True, ("fill in", "the title")),
+    (ir.ChoiceType(values=("GEN_ID",)), ["selected", "pr", "id"], False, None),  # the row picked on the way
+    (ir.ChoiceType(values=("opened_email",)), ["condition", "type"], False, ("set", "the condition type to 'Opened email'")),
+    (ir.ChoiceType(values=("feature-login",)), ["branch", "name", "input"], True, ("set", "the branch name to 'feature-login'")),
+    (ir.ChoiceType(values=("jo@example.com",)), ["to"], True, ("set", "the To field to 'jo@example.com'")),
+    (ir.ChoiceType(values=("123",)), ["cvv"], True, ("set", "the CVV to '123'")),
+])
+def test_a_form_field_in_words(t: ir.Type, ws: list[str], typed: bool, said: tuple[str, str] | None) -> None:
+    """What a terminal's instruction asks of one field of the form before it: never an id, a stand-in or a flag."""
+    from fsmc.formats.awm.tasks import _field
+
+    assert _field(t, ws, typed) == said
+
+
 def test_instructions_are_told_apart() -> None:
     from fsmc.formats.awm.tasks import words
 

@@ -2,6 +2,7 @@
 
     python bench/worlds.py /work/awm-worlds                 # every *.json in the folder, fsmc's default options
     python bench/worlds.py /work/awm-worlds --theirs theirs.json --work /tmp/w --max-depth 12
+    python bench/worlds.py /work/awm-worlds --no-replay    # check and enumerate only: counts and instructions
 
 Each stage runs as its `fsmc` command, as a user would type it; a stage that fails ends that world's row
 (the others go on). Prints one row per world as it finishes, then a Markdown table: pages, actions,
@@ -42,10 +43,10 @@ class Row:
     agree: int = 0  # terminals whose shortest count equals their generator's, of those it reaches
     reached: int = 0
 
-    def ok(self) -> bool:
+    def ok(self, unreplayed: bool = False) -> bool:
         kept = self.cells.get("kept")
-        return self.cells.get("errors") == 0 and isinstance(kept, str) and float(kept.rstrip("%")) >= 99 and \
-            self.agree == self.reached
+        return self.cells.get("errors") == 0 and (unreplayed or isinstance(kept, str) and float(kept.rstrip("%")) >= 99) \
+            and self.agree == self.reached
 
 
 def _fsmc(*args: str, timeout: int) -> subprocess.CompletedProcess[str]:
@@ -90,7 +91,7 @@ def run_world(world: Path, work: Path, args: argparse.Namespace) -> Row:
         if args.theirs is not None:
             _parity(out, args.theirs.get(world.name, {}), row)
         site = json.loads((out / "manifest.json").read_text())["spec"]["site"]
-        if _stage(row, "build", "build", str(world), "--out", str(sites), timeout=args.timeout) and \
+        if not args.no_replay and _stage(row, "build", "build", str(world), "--out", str(sites), timeout=args.timeout) and \
                 _stage(row, "replay", "replay", str(out), "--site", str(sites / site), "-o", str(data), "--restart",
                        "--workers", str(args.workers), *limit, timeout=args.timeout * 3):
             report = json.loads((data / "report.json").read_text())
@@ -148,6 +149,8 @@ def main() -> int:
                     help="AutoWebWorld's shortest counts per world and terminal, for the parity column")
     ap.add_argument("--workers", type=int, default=2, help="replay's browser pages at once (default 2)")
     ap.add_argument("--timeout", type=int, default=300, help="seconds a stage may take (replay: three times)")
+    ap.add_argument("--no-replay", action="store_true", help="check and enumerate only: the counts, parity and "
+                                                                 "example instructions, without building or replaying")
     ap.add_argument("--replay-limit", type=int, default=0, help="replay only the first N trajectories of each world "
                                                                  "(default: all)")
     args = ap.parse_args()
@@ -166,7 +169,7 @@ def main() -> int:
     print()
     for r in rows:
         print(f"{r.world}: " + " | ".join(r.examples))
-    return 0 if all(r.ok() for r in rows) else 1
+    return 0 if all(r.ok(args.no_replay) for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -70,8 +71,10 @@ def test_value_expr_has_a_meaning(spec: ir.Spec) -> None:
 def test_sample_text_follows_the_fields_name() -> None:
     from fsmc.formats.awm.effects import sample_text
 
-    assert [sample_text(f) for f in ("signup_email", "card_cvc", "team_name", "segment_condition_value")] == [
-        "alex.morgan@example.com", "123", "My team", "Segment condition one"]
+    fields = ("signup_email", "card_cvc", "team_name", "segment_condition_value", "draft_to", "message_recipient",
+              "badge_label")
+    assert [sample_text(f) for f in fields] == ["alex.morgan@example.com", "123", "My team", "Opened an email this month",
+                                                "jamie.lee@example.com", "Jamie Lee", "Badge label one"]
 
 
 def _with_action(data: dict[str, Any], schema: dict[str, str], action: dict[str, Any]) -> tuple[ir.Spec, list[str]]:
@@ -317,10 +320,30 @@ def test_every_reached_page_is_a_task_in_words(spec: ir.Spec) -> None:
     """The entry aside, each page a state reaches is asked for, in words; a terminal's says what its form needs."""
     assert [(t.page, t.instruction) for t in spec.tasks] == [
         ("NEW_TICKET", "Go to the new ticket page on Ticket Desk."),
-        ("TICKET_SENT", "On Ticket Desk's new ticket page, set subject to 'Quarterly planning', fill in due and tick "
-                        "captcha passed, then click Submit."),
+        ("TICKET_SENT", "On Ticket Desk's new ticket page, set the subject to 'Quarterly planning', fill in the due, "
+                        "pass the captcha, then click Submit."),
     ]
     assert all(t.goal == ir.Lit(value=True) and not t.params for t in spec.tasks)
+
+
+@pytest.mark.parametrize(("t", "ws", "typed", "said"), [
+    (ir.BoolType(), ["review", "terms", "accepted"], False, ("accept", "the review terms")),
+    (ir.BoolType(), ["launch", "immediately", "checkbox"], False, ("tick", "'Launch immediately'")),
+    (ir.BoolType(), ["review", "ready"], False, None),  # the page computes it: the click says it
+    (ir.BoolType(), ["is", "liked"], False, ("like", "it")),
+    (ir.ChoiceType(values=("has_subject",)), ["subject"], True, ("fill in", "the subject")),  # a stand-in, unsaid
+    (ir.ChoiceType(values=("GEN_ID",)), ["title"], True, ("fill in", "the title")),
+    (ir.ChoiceType(values=("GEN_ID",)), ["selected", "pr", "id"], False, None),  # the row picked on the way
+    (ir.ChoiceType(values=("opened_email",)), ["condition", "type"], False, ("set", "the condition type to 'Opened email'")),
+    (ir.ChoiceType(values=("feature-login",)), ["branch", "name", "input"], True, ("set", "the branch name to 'feature-login'")),
+    (ir.ChoiceType(values=("jo@example.com",)), ["to"], True, ("set", "the To field to 'jo@example.com'")),
+    (ir.ChoiceType(values=("123",)), ["cvv"], True, ("set", "the CVV to '123'")),
+])
+def test_a_form_field_in_words(t: ir.Type, ws: list[str], typed: bool, said: tuple[str, str] | None) -> None:
+    """What a terminal's instruction asks of one field of the form before it: never an id, a stand-in or a flag."""
+    from fsmc.formats.awm.tasks import _field
+
+    assert _field(t, ws, typed) == said
 
 
 def test_instructions_are_told_apart() -> None:
@@ -329,7 +352,7 @@ def test_instructions_are_told_apart() -> None:
     data = json.loads(GLOBAL_PAGE.read_text())
     data["pages"].append({"id": "BRANCH_CREATED_AGAIN", "signature_schema": {}, "actions": []})
     data["pages"][1]["actions"].append(copy.deepcopy(data["pages"][1]["actions"][2]) | {
-        "id": "ACT_CREATE_BRANCH_AGAIN", "to": "BRANCH_CREATED_AGAIN"})
+        "id": "ACT_CREATE_BRANCH_DIRECT", "to": "BRANCH_CREATED_AGAIN"})  # the same button
     data["meta"]["terminal_pages"].append("BRANCH_CREATED_AGAIN")
     spec, _ = read_fsm_json(data, "code_host.json")
     texts = [t.instruction for t in spec.tasks]
@@ -378,8 +401,9 @@ def test_each_item_is_a_task_and_each_access_method_a_trajectory(library: ir.Spe
 
     assert [t.instruction for t in library.tasks] == [
         "Go to the book detail page on Library.",
-        "On Library's book detail page, choose books selected id, then click Borrow.",
-        "Open the book 'book-1' on Library.", "Open the book 'book-2' on Library.", "Open the book 'book-3' on Library."]
+        "On Library's book detail page, click Borrow.",
+        "Open the first book on Library.", "Open the second book on Library.",  # invented rows: by their place
+        "Open the third book on Library."]
     world = tmp_path / "library.json"  # without its app folder
     world.write_text(ITEMS.read_text())
     enumerate_spec(Compilation(world), tmp_path / "out")
@@ -389,6 +413,26 @@ def test_each_item_is_a_task_and_each_access_method_a_trajectory(library: ir.Spe
     assert {t["moves"][-1]["args"]["item_id"] for t in opened} == {"book-2"}
     tasks = [json.loads(line) for line in (tmp_path / "out" / "tasks.jsonl").read_text().splitlines()]
     assert len({t["instruction"] for t in tasks}) == len(tasks)  # no derived goal repeats an item's task
+
+
+def test_the_item_tasks_leave_no_placeholder_goals(tmp_path: Path) -> None:
+    """A detail page that a navigation also opens without an item (the field none, as github's repository page)
+    derives no "set books selected id to none": the item tasks pin the field row by row, so no value goal adds its
+    other values (fsmc.enumerate.goals); no instruction shows a symbol or none, and no two are equal."""
+    from fsmc.enumerate.run import enumerate_spec
+
+    data = json.loads(ITEMS.read_text())
+    done = next(p for p in data["pages"] if p["id"] == "BORROW_DONE")
+    done["actions"] = [{"id": "ACT_BORROW_DONE_BACK", "name": "click", "is_navigation": True, "from": "BORROW_DONE",
+                        "to": "BOOK_DETAIL", "parameters": {}, "preconditions": [], "effects": [],
+                        "gui_procedure": [{"op": "click", "selector": "#back-to-book"}]}]
+    world = tmp_path / "library.json"
+    world.write_text(json.dumps(data))
+    enumerate_spec(Compilation(world), tmp_path / "out")
+    tasks = [json.loads(line) for line in (tmp_path / "out" / "tasks.jsonl").read_text().splitlines()]
+    texts = [t["instruction"] for t in tasks]
+    assert [t["kind"] for t in tasks] == ["task"] * 5 and len(set(texts)) == len(texts)
+    assert not [t for t in texts if re.search(r"ITEM_ANY|GEN_ID|\bNOW\b|\bnone\b|_", t)]
 
 
 def test_a_path_enters_items_by_one_access_method(tmp_path: Path) -> None:

@@ -39,7 +39,8 @@ DESCRIPTION = HELP + """
 Goals come from the spec's tasks (one per parameter tuple) and, unless --no-derived, from the state
 space: each terminal page; each one-element value of a set or map variable a task goal reads (e.g.
 "the cart holds exactly 2 x Ridgeline shell"); each filter/sort combination of a page's views;
-each value of any other variable a task goal reads (e.g. "gift wrapping on"), but its starting one.
+each value of any other variable a task goal reads (e.g. "gift wrapping on"), but its starting one
+(tasks that only pin a variable to a value, one task a value, name its values themselves).
 Each goal gets its shortest trajectory and up to --per-goal others ending in other states, at most
 --slack moves longer, drawn with --seed. The same spec, options and seed give byte-identical files,
 with either engine. OUT is written into a hidden sibling folder and moved into place at the end, so

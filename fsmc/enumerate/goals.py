@@ -12,6 +12,9 @@ Derived goals (documented in docs of `fsmc enumerate --help` and the README), ea
 - `value`: each value of any other scalar variable that some task goal reads (e.g. "gift
   wrapping yes on the confirmation page", "signed in as Ada"), except its starting value (a
   session variable's initial value, a page variable's default unless navigation carries it in).
+  A task without parameters that only pins a variable to a value (`on P: v == "x"`, one task a
+  value, as an imported AutoWebWorld world's item tasks are) does not count: such tasks name the
+  values worth asking for themselves, and the others would be placeholders ("set selected id to none").
 
 A variable is goal-relevant when a task goal reads it: a session variable for any task, a page
 variable for the tasks on its page.
@@ -301,11 +304,19 @@ class ViewFamily(Family):
             page=page.name, match={"page": page.name, "vars": {v.name: json_value(x) for v, x in zip(self.vars, key, strict=True)}})
 
 
-def _goal_names(spec: ir.Spec, page: str | None = None) -> set[str]:
-    """The names task goals read: every task's (page None), or those of the tasks on `page`."""
+def _pins(task: ir.Task) -> bool:
+    """Whether a task without parameters only pins one variable to a value (`v == "x"`)."""
+    g = task.goal
+    return not task.params and isinstance(g, ir.Binary) and g.op == "==" and isinstance(g.left, ir.Name) \
+        and isinstance(g.right, ir.Lit)
+
+
+def _goal_names(spec: ir.Spec, page: str | None = None, pins: bool = True) -> set[str]:
+    """The names task goals read: every task's (page None), or those of the tasks on `page`; without `pins`,
+    those of the tasks that do more than pin one variable to a value."""
     out: set[str] = set()
     for task in spec.tasks:
-        if page is None or task.page == page:
+        if (page is None or task.page == page) and (pins or not _pins(task)):
             ir.expr_names(task.goal, out)
     return out
 
@@ -331,14 +342,14 @@ def _contents_families(machine: Machine) -> Iterator[Family]:
 
 def _value_families(machine: Machine, views: list[ViewFamily]) -> Iterator[Family]:
     spec = machine.spec
-    wanted = _goal_names(spec)
+    wanted = _goal_names(spec, pins=False)
     for i, var in enumerate(spec.session):
         if not _is_container(var.type) and var.name in wanted:
             yield ValueFamily(machine, var, 1 + i, None)
     base = 1 + len(spec.session)
     in_views = {(f.page, k) for f in views for k in f.view_slots}
     for pi, page in enumerate(machine.pages):
-        here = _goal_names(spec, page.name)
+        here = _goal_names(spec, page.name, pins=False)
         for j, var in enumerate(page.vars):
             if not _is_container(var.type) and var.name in here and (pi, base + j) not in in_views:
                 yield ValueFamily(machine, var, base + j, pi)

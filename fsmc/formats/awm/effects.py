@@ -34,7 +34,10 @@ EXPR_UNFILLED = ("value_expr \"{p}\" naming no parameter sets a value a person w
                  "the field's name (email, password, name, title, message, date...), and the GUI types that same value "
                  "for the placeholder (both their BFS tools ignore value_expr and write null)")
 _SAMPLES = (  # (words in a field's name, what a person would type there), the first match wins
-    (("email",), "alex.morgan@example.com"), (("password",), "Str0ng-pass!"), (("username", "handle"), "alexmorgan"),
+    (("email",), "alex.morgan@example.com"), (("draft_to", "forward_to", "reply_to", "mail_to"), "jamie.lee@example.com"),
+    (("recipient",), "Jamie Lee"), (("reason",), "No longer needed"), (("condition",), "Opened an email this month"),
+    (("call_to_action", "cta"), "Sign up now"),
+    (("password",), "Str0ng-pass!"), (("username", "handle"), "alexmorgan"),
     (("phone", "mobile"), "+1 555 0100"), (("card_number", "cardnumber"), "4242 4242 4242 4242"),
     (("cvc", "cvv"), "123"), (("expiry", "expiration"), "12/30"), (("zip", "postal"), "94107"),
     (("city",), "San Francisco"), (("address", "street"), "500 Market Street"), (("country",), "United States"),

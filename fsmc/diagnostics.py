@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from fsmc.errors import FsmcError
+from fsmc.errors import EXIT_ERRORS, EXIT_UNREADABLE, FsmcError
 from fsmc.ir.nodes import Span
 
 Severity = Literal["error", "warning"]
@@ -41,11 +41,14 @@ class Diagnostic:
 
 
 class SpecError(FsmcError):
-    """Raised when a spec cannot be turned into IR at all (unreadable, syntax error)."""
+    """Raised when a spec cannot be turned into IR at all: exit 2 when it is no readable spec (E002), else 1
+    (a syntax error, a table file missing)."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic]):
         self.diagnostics = tuple(diagnostics)
-        super().__init__("\n".join(d.message for d in self.diagnostics))
+        unreadable = any(d.code == "E002" for d in self.diagnostics)
+        super().__init__("\n".join(d.message for d in self.diagnostics),
+                         exit_code=EXIT_UNREADABLE if unreadable else EXIT_ERRORS)
 
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:

@@ -19,3 +19,8 @@ class FsmcError(Exception):
     otherwise) is the code a command that ends with it exits with."""
 
     exit_code: int = EXIT_ERRORS
+
+    def __init__(self, *args: object, exit_code: int | None = None):
+        super().__init__(*args)
+        if exit_code is not None:
+            self.exit_code = exit_code

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -94,3 +95,9 @@ def render_text(diagnostics: Iterable[Diagnostic], sources: dict[str, str] | Non
 
 def render_json(diagnostics: Iterable[Diagnostic]) -> str:
     return json.dumps([d.to_json() for d in diagnostics], indent=2)
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """A "did you mean 'x'?" hint for the closest candidate, if one is close enough."""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None

@@ -26,7 +26,9 @@ PACKAGE = ROOT / "fsmc"
 CORE = (
     ("ir", "errors", "atomic"),  # the IR, the root error
     ("lock", "browser"),  # services that know nothing of a spec
-    ("diagnostics", "printer", "semantics", "archive", "llm"),  # a site's archive; the model providers
+    ("diagnostics", "printer", "archive", "llm"),  # a site's archive; the model providers
+    ("types",),  # types worked out once: read by the checks, the semantics and the emitters
+    ("semantics",),
     ("source", "analysis", "engines", "codegen", "backends", "export", "testing"),
     ("frontend",),
     ("formats", "checks"),

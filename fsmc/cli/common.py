@@ -26,7 +26,6 @@ from fsmc.cli.exits import (  # noqa: F401 - the exit codes, re-exported for the
     ended,
 )
 from fsmc.diagnostics import Diagnostic, SpecError, has_errors, render_json, render_text
-from fsmc.errors import FsmcError
 from fsmc.source import read_limited, recall
 
 if TYPE_CHECKING:
@@ -125,7 +124,7 @@ def each_site(args: argparse.Namespace, run_one: Callable[[argparse.Namespace], 
     for site in current_project(command).sites:
         try:
             code = run_one(argparse.Namespace(**{**vars(args), **fields(site)}))
-        except FsmcError as err:
+        except (Exit, Failure) as err:  # what the command said of this site; any other failure ends the run
             code = ended(err)
         worst = max(worst, code)
     return worst

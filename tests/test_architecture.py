@@ -172,6 +172,17 @@ def test_every_error_derives_from_fsmc_error() -> None:
     assert strays == []
 
 
+def test_no_command_chooses_an_exit_code_where_it_catches() -> None:
+    """A command's `except` raises an FsmcError, whose class or cause carries the code; only the command line's edge
+    (fsmc/cli/__init__.py, exits.py) turns a failure into a number."""
+    edge = {"__init__.py", "exits.py"}
+    chosen = [f"{path.relative_to(ROOT)}:{node.lineno}" for path in sorted((PACKAGE / "cli").glob("*.py"))
+              if path.name not in edge for handler in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+              if isinstance(handler, ast.ExceptHandler) for stmt in handler.body for node in ast.walk(stmt)
+              if isinstance(node, ast.Return) or (isinstance(node, ast.Name) and node.id.startswith("EXIT_"))]
+    assert chosen == []
+
+
 def test_only_the_frontend_touches_lark() -> None:
     users = sorted(_module(p) for p in PACKAGE.rglob("*.py")
                    if any(isinstance(n, ast.Import | ast.ImportFrom) and "lark" in ((getattr(n, "module", "") or "")

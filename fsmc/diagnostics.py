@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from fsmc.errors import FsmcError
+from fsmc.errors import EXIT_ERRORS, EXIT_UNREADABLE, FsmcError
 from fsmc.ir.nodes import Span
 
 Severity = Literal["error", "warning"]
@@ -41,11 +42,14 @@ class Diagnostic:
 
 
 class SpecError(FsmcError):
-    """Raised when a spec cannot be turned into IR at all (unreadable, syntax error)."""
+    """Raised when a spec cannot be turned into IR at all: exit 2 when it is no readable spec (E002), else 1
+    (a syntax error, a table file missing)."""
 
     def __init__(self, diagnostics: Iterable[Diagnostic]):
         self.diagnostics = tuple(diagnostics)
-        super().__init__("\n".join(d.message for d in self.diagnostics))
+        unreadable = any(d.code == "E002" for d in self.diagnostics)
+        super().__init__("\n".join(d.message for d in self.diagnostics),
+                         exit_code=EXIT_UNREADABLE if unreadable else EXIT_ERRORS)
 
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
@@ -91,3 +95,9 @@ def render_text(diagnostics: Iterable[Diagnostic], sources: dict[str, str] | Non
 
 def render_json(diagnostics: Iterable[Diagnostic]) -> str:
     return json.dumps([d.to_json() for d in diagnostics], indent=2)
+
+
+def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
+    """A "did you mean 'x'?" hint for the closest candidate, if one is close enough."""
+    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None

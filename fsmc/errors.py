@@ -1,7 +1,8 @@
 """The one root of every failure a command reports, `FsmcError`, and the exit codes it carries.
 
 Like sqlglot's `SqlglotError` and Lark's `LarkError`: each error of fsmc derives from `FsmcError`, whose
-`exit_code` says what the failure means to a shell; the command line maps it at its edge (fsmc/cli/__init__.py).
+`exit_code` says what the failure means to a shell; the command line maps it at its edge, in one place
+(`fsmc.cli.exits.ended`).
 0 success; 1 errors in the spec or the command's work; 2 unreadable input; 3 an internal error of fsmc (a bug);
 64 a usage error (`EX_USAGE` of sysexits.h); 75 the output folder is in use by another fsmc command
 (`EX_TEMPFAIL`); 130 interrupted (Ctrl-C); 141 the output pipe was closed.
@@ -19,3 +20,8 @@ class FsmcError(Exception):
     otherwise) is the code a command that ends with it exits with."""
 
     exit_code: int = EXIT_ERRORS
+
+    def __init__(self, *args: object, exit_code: int | None = None):
+        super().__init__(*args)
+        if exit_code is not None:
+            self.exit_code = exit_code

@@ -119,6 +119,12 @@ SLOW = {
     "test_properties.py::test_the_doc_example_holds_and_its_counterexample_is_as_the_doc_says",
     "test_properties.py::test_fsmc_test_reports_each_property_and_writes_replayable_counterexamples",
     "test_properties.py::test_fsmc_test_exits_0_when_every_property_holds_and_refuses_bad_ones",
+    # a site built with Vite and measured in Chromium: the build and browser layers' work, not a unit's
+    "test_realism.py::test_a_spec_of_identifiers_builds_a_site_without_one_visible",
+    "test_realism.py::test_every_control_has_a_role_and_a_name_of_its_own",
+    "test_realism.py::test_fsmc_build_prints_what_it_invented",
+    "test_realism.py::test_text_typed_for_a_placeholder_is_recorded_and_stays_in_its_field",
+    "test_realism.py::test_words_in_capitals_by_css_are_read_as_written",
 }
 """Tests of the fast layers that take seconds each (`pytest -m fast --durations=15` shows the next candidates)."""
 

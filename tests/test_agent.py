@@ -19,8 +19,9 @@ import pytest
 
 from fsmc import Compilation, load
 from fsmc.cli.agent_build import add_agent_arguments, run_agent
-from fsmc.cli.common import Exit
+from fsmc.cli.common import ended
 from fsmc.codegen import build_site, generate
+from fsmc.errors import FsmcError
 from fsmc.testing.standin import Request, StandIn
 
 MINI = Path(__file__).resolve().parent / "fixtures" / "mini.fsm"
@@ -82,8 +83,8 @@ def agent(root: Path, server: StandIn | None, *extra: str, provider: str = "open
                               "--provider", provider, *where, "--retries", "0", "--sample", "8", *extra])
     try:
         return run_agent(args, Compilation(MINI), root)
-    except Exit as done:
-        return done.code
+    except FsmcError as done:  # as the command line ends it: its words on stderr, its exit code
+        return ended(done)
 
 
 def digest(folder: Path) -> str:

@@ -9,6 +9,7 @@ alone and does not count there.
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -26,7 +27,9 @@ PACKAGE = ROOT / "fsmc"
 CORE = (
     ("ir", "errors", "atomic"),  # the IR, the root error
     ("lock", "browser"),  # services that know nothing of a spec
-    ("diagnostics", "printer", "semantics", "archive", "llm"),  # a site's archive; the model providers
+    ("diagnostics", "printer", "archive", "llm"),  # a site's archive; the model providers
+    ("types",),  # types worked out once: read by the checks, the semantics and the emitters
+    ("semantics",),
     ("source", "analysis", "engines", "codegen", "backends", "export", "testing"),
     ("frontend",),
     ("formats", "checks"),
@@ -44,6 +47,12 @@ PRODUCTS = (  # built on the core pipeline, which imports none of them
 LAYERS = CORE + PRODUCTS
 
 
+@functools.cache
+def _tree(path: Path) -> ast.Module:
+    """A file of fsmc parsed once for every test of the module."""
+    return ast.parse(path.read_text(encoding="utf-8"))
+
+
 def _module(path: Path) -> str:
     parts = path.relative_to(ROOT).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -52,7 +61,7 @@ def _module(path: Path) -> str:
 def _imports(path: Path, modules: set[str]) -> set[str]:
     """The fsmc modules `path` imports (a `from pkg import name` counts pkg.name when that is a module)."""
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(_tree(path)):
         if isinstance(node, ast.Import):
             found.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -127,7 +136,7 @@ def part_imports() -> dict[tuple[str, str], list[str]]:
     found: dict[tuple[str, str], list[str]] = {}
     for path in PACKAGE.rglob("*.py"):
         source = _part(_module(path))
-        for module, line in _run_time_imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for module, line in _run_time_imports(_tree(path)):
             target = _part(module)
             if source and target in parts and target != source:
                 found.setdefault((source, target), []).append(f"{path.relative_to(ROOT)}:{line}")
@@ -162,7 +171,7 @@ def test_every_error_derives_from_fsmc_error() -> None:
     import builtins
 
     strays = [f"{path.relative_to(ROOT)}:{node.lineno} {node.name}" for path in PACKAGE.rglob("*.py")
-              for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))) if isinstance(node, ast.ClassDef)
+              for node in ast.walk(_tree(path)) if isinstance(node, ast.ClassDef)
               and node.name not in CONTROL_FLOW and node.name != "FsmcError"
               and any(isinstance(b, ast.Name) and isinstance(getattr(builtins, b.id, None), type)
                       and issubclass(getattr(builtins, b.id), BaseException) for b in node.bases)
@@ -170,11 +179,22 @@ def test_every_error_derives_from_fsmc_error() -> None:
     assert strays == []
 
 
+def test_no_command_chooses_an_exit_code_where_it_catches() -> None:
+    """A command's `except` raises an FsmcError, whose class or cause carries the code; only the command line's edge
+    (fsmc/cli/__init__.py, exits.py) turns a failure into a number."""
+    edge = {"__init__.py", "exits.py"}
+    chosen = [f"{path.relative_to(ROOT)}:{node.lineno}" for path in sorted((PACKAGE / "cli").glob("*.py"))
+              if path.name not in edge for handler in ast.walk(_tree(path))
+              if isinstance(handler, ast.ExceptHandler) for stmt in handler.body for node in ast.walk(stmt)
+              if isinstance(node, ast.Return) or (isinstance(node, ast.Name) and node.id.startswith("EXIT_"))]
+    assert chosen == []
+
+
 def test_only_the_frontend_touches_lark() -> None:
     users = sorted(_module(p) for p in PACKAGE.rglob("*.py")
                    if any(isinstance(n, ast.Import | ast.ImportFrom) and "lark" in ((getattr(n, "module", "") or "")
                           + " ".join(a.name for a in n.names))
-                          for n in ast.walk(ast.parse(p.read_text(encoding="utf-8")))))
+                          for n in ast.walk(_tree(p))))
     assert users and all(u.startswith("fsmc.frontend.") for u in users), users
 
 

@@ -105,7 +105,7 @@ def test_retries_run_out_with_a_clear_error(provider: str, tmp_path: Path) -> No
     with StandIn([Reply("slow down", status=429)] * 3) as server, \
             pytest.raises(LLMError, match="answered 429.*3 attempts in all") as err:
         client(server, provider, tmp_path, retries=2).complete(ASK)
-    assert err.value.code == 1
+    assert err.value.exit_code == 1
     assert read_ledger(tmp_path / "ledger.jsonl")[-1]["error"] == err.value.message
 
 
@@ -167,7 +167,7 @@ def test_a_wrong_base_url_is_a_clear_error(provider: str, tmp_path: Path) -> Non
     c = open_client(Settings(provider=provider, model="m", base_url=url, cache_dir=tmp_path))
     with pytest.raises(LLMError, match=r"cannot reach http://127\.0\.0\.1:\d+.*check --base-url") as err:
         c.complete(ASK)
-    assert err.value.code == 1
+    assert err.value.exit_code == 1
 
 
 class _Html(BaseHTTPRequestHandler):
@@ -200,7 +200,7 @@ def test_a_base_url_that_is_no_api_is_a_clear_error(provider: str, tmp_path: Pat
 def test_no_key_is_a_settings_error(provider: str) -> None:
     with pytest.raises(LLMError, match="no API key") as err:
         make_provider(Settings(provider=provider))
-    assert err.value.code == 2
+    assert err.value.exit_code == 2
     variable = "OPENAI_API_KEY" if provider == "openai" else "GEMINI_API_KEY"
     assert variable in err.value.message
 
@@ -228,7 +228,7 @@ def test_prices_default_by_prefix_and_a_user_file_overrides(tmp_path: Path) -> N
     (tmp_path / "bad.toml").write_text('[models."x"]\ninput = "free"\n')
     with pytest.raises(LLMError, match="needs numbers") as err:
         Prices.load(tmp_path / "bad.toml")
-    assert err.value.code == 2
+    assert err.value.exit_code == 2
 
 
 def test_the_ledger_prices_each_call(tmp_path: Path) -> None:

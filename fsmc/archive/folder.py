@@ -39,9 +39,7 @@ class CaptureError(FsmcError):
     """
 
     def __init__(self, message: str, *, unreadable: bool = False):
-        super().__init__(message)
-        self.unreadable = unreadable
-        self.exit_code = EXIT_UNREADABLE if unreadable else EXIT_ERRORS
+        super().__init__(message, exit_code=EXIT_UNREADABLE if unreadable else EXIT_ERRORS)
 
 
 @dataclass(frozen=True)

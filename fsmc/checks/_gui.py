@@ -21,7 +21,8 @@ from fsmc import ir
 from fsmc.checks._index import SpecIndex, index_of
 from fsmc.checks.context import CheckContext
 from fsmc.ir.visit import conjuncts
-from fsmc.semantics import domain_values, format_value
+from fsmc.semantics import format_value
+from fsmc.types.domains import domain_values
 
 MAX_MOVES = 2_000  # an action with more parameter tuples is not expanded
 SKIPPED = ("wait", "scroll_until_visible")

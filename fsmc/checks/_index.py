@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -10,6 +9,7 @@ from weakref import WeakKeyDictionary
 
 from fsmc import ir
 from fsmc.checks.context import CheckContext
+from fsmc.diagnostics import did_you_mean
 from fsmc.semantics import template_names
 
 BindingKind = Literal["param", "alias", "var", "view", "session"]
@@ -101,15 +101,6 @@ def declared_types(spec: ir.Spec) -> Iterator[ir.Type]:
         yield from (p.type for p in task.params)
 
 
-def key_values(table: ir.Table) -> set[ir.Value]:
-    """The keys of a table's rows (none when its key column is missing)."""
-    names = [c.name for c in table.columns]
-    if table.key not in names:
-        return set()
-    k = names.index(table.key)
-    return {row[k] for row in table.rows if k < len(row)}
-
-
 def effect_var(idx: SpecIndex, page: PageIndex | None, eff: ir.Effect) -> ir.Var | None:
     """The variable an effect changes: a variable of the page, else a session variable."""
     if page is not None and eff.var in page.vars:
@@ -145,6 +136,13 @@ class Scope:
         if name in self.index.session:
             return Binding("session", self.index.session[name])
         return None
+
+    @property
+    def tables(self) -> Mapping[str, ir.Table]:
+        return self.index.tables
+
+    def view_table(self, view: ir.View) -> str | None:
+        return self.index.view_table(self.page, view)
 
     @property
     def page_name(self) -> str | None:
@@ -296,12 +294,6 @@ def placeholders(text: str) -> list[tuple[str, str | None]]:
         name, _, col = ref.partition(".")
         out.append((name, col or None))
     return out
-
-
-def did_you_mean(name: str, candidates: Iterable[str]) -> str | None:
-    """A "did you mean 'x'?" hint for the closest candidate, if one is close enough."""
-    close = difflib.get_close_matches(name, sorted(set(candidates)), n=1, cutoff=0.6)
-    return f"did you mean '{close[0]}'?" if close else None
 
 
 def unknown_name_hint(name: str, scope: Scope) -> str:

@@ -16,7 +16,7 @@ from fsmc import ir
 from fsmc.checks._semantic import show
 from fsmc.ir.visit import conjuncts
 from fsmc.printer import expr_to_fsm
-from fsmc.semantics import domain_size, domain_values
+from fsmc.types.domains import domain_size, domain_values
 
 Pred = Callable[[Any], bool]
 Constraint = tuple[str, Pred]

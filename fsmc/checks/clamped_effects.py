@@ -24,7 +24,7 @@ from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
 from fsmc.printer import expr_to_fsm
 from fsmc.semantics import Move, State
-from fsmc.semantics.domains import strip_optional
+from fsmc.types.domains import strip_optional
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 from fsmc import ir
 from fsmc.checks._index import SpecIndex, declared_types, index_of
-from fsmc.checks._literals import literal_problem
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
-from fsmc.semantics import domain_size
+from fsmc.types.domains import domain_size
+from fsmc.types.literals import literal_problem
 
 MAX_INT_VALUES = 1_000_000
 MAX_ELEMENTS = 64  # sets and maps over more elements than this have astronomically many values
@@ -114,7 +114,7 @@ def _default(var: ir.Var, idx: SpecIndex) -> Iterator[Diagnostic]:
         yield Diagnostic("E224", f"the default of '{var.name}' must be a constant", var.default.span,
                          hint="write a literal: defaults are fixed before any state exists")
         return
-    problem = literal_problem(var.type, var.default, idx)
+    problem = literal_problem(var.type, var.default, idx.tables)
     if problem:
         yield Diagnostic("E223", f"the default of '{var.name}': {problem}", var.default.span,
                          hint="make the type optional (`T?`)" if "none is not" in problem else

@@ -6,11 +6,11 @@ from collections.abc import Iterator
 
 from fsmc import ir
 from fsmc.checks._index import Scope, SpecIndex, effect_var, index_of, page_scope
-from fsmc.checks._literals import literal_problem
 from fsmc.checks._where import target_span
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
-from fsmc.semantics import domain_values
+from fsmc.types.domains import domain_values
+from fsmc.types.literals import literal_problem
 
 _NEEDS = {"toggle": "a bool", "inc": "an int", "dec": "an int", "add": "a set", "remove": "a set or a map"}
 
@@ -79,7 +79,7 @@ def _domain(eff: ir.Effect, var: ir.Var, scope: Scope, idx: SpecIndex) -> Iterat
         target = _target_type(eff, var.type, is_key) if expr is not None else None
         if expr is None or target is None:
             continue
-        problem = literal_problem(target, expr, idx) or _param_problem(target, expr, scope, idx)
+        problem = literal_problem(target, expr, idx.tables) or _param_problem(target, expr, scope, idx)
         if problem:
             yield Diagnostic("E304", f"effect on '{var.name}': {problem}", expr.span,
                              hint="only values of the variable's domain can be stored; "

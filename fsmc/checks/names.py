@@ -8,7 +8,7 @@ from fsmc import ir
 from fsmc.checks._index import NameUse, did_you_mean, expr_sites, name_uses, unknown_name_hint
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
-from fsmc.semantics.builtins import BUILTINS
+from fsmc.types.builtins import BUILTINS
 
 
 def _unknown(use: NameUse) -> Diagnostic:

@@ -10,7 +10,7 @@ from fsmc.checks._gui import Collision, collisions
 from fsmc.checks._index import PageIndex, SpecIndex, index_of
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
-from fsmc.semantics import domain_size, domain_values
+from fsmc.types.domains import domain_size, domain_values
 
 LISTED = 1_000_000  # the most values of two domains compared one by one
 

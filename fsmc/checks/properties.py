@@ -12,11 +12,11 @@ from fsmc import ir
 from fsmc.analysis.conditions import PAGE, Cond, Leaf, Names, conditions, constant, describe, leaves, page_tests
 from fsmc.checks._index import Scope as NameScope
 from fsmc.checks._index import SpecIndex, did_you_mean, index_of
-from fsmc.checks._typer import Typer
-from fsmc.checks._types import describe as describe_type
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
 from fsmc.printer import expr_to_fsm
+from fsmc.types.infer import Typer
+from fsmc.types.static import describe as describe_type
 
 
 def _leaf(leaf: Leaf, idx: SpecIndex, names: Names, prop: ir.Property) -> Iterator[Diagnostic]:

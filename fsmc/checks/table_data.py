@@ -6,9 +6,10 @@ from collections.abc import Iterator
 
 from fsmc import ir
 from fsmc.checks import _span
-from fsmc.checks._index import did_you_mean, index_of, key_values
+from fsmc.checks._index import did_you_mean, index_of
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
+from fsmc.types.domains import key_values
 
 _KINDS = {"str": (str,), "int": (int,), "num": (int, float), "bool": (bool,)}
 

@@ -9,7 +9,7 @@ from fsmc.checks import _span
 from fsmc.checks._index import TemplateSite, did_you_mean, placeholders, template_sites, unknown_name_hint
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
-from fsmc.semantics.domains import strip_optional
+from fsmc.types.domains import strip_optional
 
 
 def _where(site: TemplateSite) -> ir.Span:

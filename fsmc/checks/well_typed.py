@@ -1,6 +1,6 @@
 """Every expression is well typed in its scope: conditions are bool, operators and built-ins get what they accept, values fit their targets.
 
-The type checker (fsmc/checks/_typer.py) infers a type for every expression bottom-up; a name that does not
+The type checker (fsmc/types/infer.py) infers a type for every expression bottom-up; a name that does not
 resolve has type `any` (the names check reports it), so one mistake gives one diagnostic.
 """
 
@@ -10,10 +10,10 @@ from collections.abc import Iterator
 
 from fsmc import ir
 from fsmc.checks._index import ExprSite, expr_sites, index_of
-from fsmc.checks._typer import Typer, accepts
-from fsmc.checks._types import INT, Ty, describe, from_ir
 from fsmc.checks.context import CheckContext
 from fsmc.diagnostics import Diagnostic
+from fsmc.types.infer import Typer, accepts
+from fsmc.types.static import INT, Ty, describe, from_ir
 
 # ---------------------------------------------------------------- the sites
 

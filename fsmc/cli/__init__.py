@@ -10,7 +10,7 @@ import traceback
 from typing import NoReturn
 
 from fsmc import __version__
-from fsmc.cli.exits import EPILOG, EXIT_BROKEN_PIPE, EXIT_ERRORS, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, Exit
+from fsmc.cli.exits import EPILOG, EXIT_BROKEN_PIPE, EXIT_ERRORS, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_USAGE, ended
 from fsmc.errors import FsmcError
 
 # Each module defines NAME, HELP, add_arguments(parser) and run(args) -> int; its NAME is the key here.
@@ -79,15 +79,12 @@ def _chosen(argv: list[str] | None) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run one command; exit codes are listed in fsmc/cli/common.py. Never a traceback, unless FSMC_DEBUG=1."""
+    """Run one command; exit codes are listed in fsmc/cli/exits.py. Never a traceback, unless FSMC_DEBUG=1."""
     try:
         args = build_parser(argv).parse_args(argv)
         code: int = args.run(args)
-    except Exit as done:  # the command printed why it stops
-        return done.code
-    except FsmcError as err:  # a failure the command left unworded: the error's own words and code
-        print(f"fsmc: error: {err}", file=sys.stderr)
-        return err.exit_code
+    except FsmcError as err:  # every failure a command reports: its words, and the code its class carries
+        return ended(err)
     except KeyboardInterrupt:
         _quiet_asyncio()
         print("interrupted", file=sys.stderr)

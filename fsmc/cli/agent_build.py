@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, fail, positive
+from fsmc.cli.common import EXIT_OK, Failure, Unreadable, positive
 from fsmc.cli.models import add_model_arguments, model_client, print_totals
 
 if TYPE_CHECKING:  # the model layer and the agent are loaded only when --agent is given
@@ -43,8 +43,7 @@ def agent_client(args: argparse.Namespace, site_dir: Path) -> Client:
     from fsmc.agent import LEDGER
 
     if args.model and args.model != args.agent:
-        raise fail(f"{COMMAND}: error: --agent {args.agent} and --model {args.model} name two models: give one",
-                   EXIT_UNREADABLE)
+        raise Unreadable(f"{COMMAND}: error: --agent {args.agent} and --model {args.model} name two models: give one")
     return model_client(argparse.Namespace(**{**vars(args), "model": args.agent}), Path(site_dir) / LEDGER, COMMAND)
 
 
@@ -62,8 +61,8 @@ def run_agent(args: argparse.Namespace, compilation: Compilation, site_dir: Path
     try:
         machine = compilation.machine
     except SpecError as err:
-        raise fail(f"{compilation.path}: error: the spec cannot be executed ({len(err.diagnostics)} errors: run "
-                   f"`fsmc check {compilation.path}`)") from None
+        raise Failure(f"{compilation.path}: error: the spec cannot be executed ({len(err.diagnostics)} errors: run "
+                      f"`fsmc check {compilation.path}`)") from None
     options = Options(brief=args.agent_task or DEFAULT_BRIEF, max_turns=args.max_turns, max_tokens=args.max_tokens,
                       reply_tokens=args.reply_tokens, sample=args.sample)
     dist = root / "dist"
@@ -71,15 +70,15 @@ def run_agent(args: argparse.Namespace, compilation: Compilation, site_dir: Path
         outcome = build_with_agent(client, machine, root, options, on_turn=_print_turn)
     except LLMError as err:
         print_totals(client, root / TRANSCRIPT)
-        raise fail(f"{COMMAND}: error: {err.message}; {dist} is the last good build", err.code) from None
+        raise Failure(f"{COMMAND}: error: {err.message}; {dist} is the last good build", err) from None
     except (AgentError, BrowserMissing) as err:
         print_totals(client, root / TRANSCRIPT)
-        raise fail(f"{COMMAND}: error: {err}; {dist} is as `fsmc build` left it") from None
+        raise Failure(f"{COMMAND}: error: {err}; {dist} is as `fsmc build` left it", err) from None
     print_totals(client, root / TRANSCRIPT)
     kept = f"{outcome.edits} edit{'s' * (outcome.edits != 1)} kept"
     if not outcome.done:
-        raise fail(f"{COMMAND}: stopped: {outcome.stopped}; {dist} is the last good build ({kept}); raise "
-                   "--max-turns or --max-tokens, or read the transcript", EXIT_ERRORS)
+        raise Failure(f"{COMMAND}: stopped: {outcome.stopped}; {dist} is the last good build ({kept}); raise "
+                      "--max-turns or --max-tokens, or read the transcript")
     print(f"agent done after {len(outcome.turns)} turns, {kept}: {outcome.summary or '(no summary)'} → {dist}")
     return EXIT_OK
 

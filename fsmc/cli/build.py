@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fsmc.cli.agent_build import add_agent_arguments, agent_client, run_agent
-from fsmc.cli.common import EXIT_OK, compile_spec, each_site, fail, print_diagnostics, require_clean, shown, writing
+from fsmc.cli.common import EXIT_OK, Failure, compile_spec, each_site, print_diagnostics, require_clean, shown, writing
 from fsmc.codegen import THEMES, BuildError, build_site, default_theme
 from fsmc.codegen.inventory import invented
 from fsmc.compilation import Compilation
@@ -53,7 +53,7 @@ def _write(args: argparse.Namespace, c: Compilation, client: Client | None) -> i
     try:
         result = build_site(c.ir, args.out, args.theme)
     except BuildError as err:
-        raise fail(f"{args.spec}: error: {err}") from None
+        raise Failure(f"{args.spec}: error: {err}", err) from None
     theme = args.theme or default_theme(c.ir)
     print(f"built {c.ir.site.name} → {result.dist} (theme {theme}): "
           f"generate {result.generate_s:.2f} s, bundle {result.bundle_s:.2f} s")
@@ -72,7 +72,7 @@ def _require_executable(c: Compilation) -> None:
     try:
         Machine(c.ir)
     except CompileError as err:
-        raise fail(f"{c.path}: error: the spec cannot be executed: {err} (run `fsmc check {c.path}`)") from None
+        raise Failure(f"{c.path}: error: the spec cannot be executed: {err} (run `fsmc check {c.path}`)", err) from None
 
 
 def _screenshots(c: Compilation, dist: Path, out: Path) -> int:
@@ -83,12 +83,12 @@ def _screenshots(c: Compilation, dist: Path, out: Path) -> int:
         machine = c.machine
     except SpecError as err:
         print_diagnostics(err.diagnostics)
-        raise fail(f"{c.path}: no screenshots: the spec has the errors above") from None
+        raise Failure(f"{c.path}: no screenshots: the spec has the errors above", err) from None
     states = c.page_states()
     try:
         paths = screenshot_states(dist, out, [machine.to_json(s) for s in states.values()])
     except BrowserMissing as err:
-        raise fail(f"error: {err}") from None
+        raise Failure(f"error: {err}", err) from None
     missing = [p.name for p in machine.pages if p.name not in states]
     print(f"screenshots: {len(paths)} in {out}" + (f" (not reached: {', '.join(missing)})" if missing else ""))
     _realism(c, dist, [machine.to_json(s) for s in states.values()])

@@ -7,7 +7,7 @@ import json
 import sys
 from typing import Any
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, fail, writing
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, Failure, Usage, writing
 
 NAME = "capture"
 HELP = "Record a live site (crawled in Chromium within its origin) into a WARC capture; --check replays one offline."
@@ -56,12 +56,10 @@ def run(args: argparse.Namespace) -> int:
         if args.check:
             return _check(args)
         if not args.url or not args.out:
-            raise fail("fsmc capture: give the site's URL and -o FOLDER (or --check CAPTURE)", EXIT_USAGE)
+            raise Usage("fsmc capture: give the site's URL and -o FOLDER (or --check CAPTURE)")
         return _capture(args)
-    except CaptureError as err:
-        raise fail(f"fsmc capture: error: {err}", EXIT_UNREADABLE if err.unreadable else EXIT_ERRORS) from None
-    except BrowserMissing as err:
-        raise fail(f"fsmc capture: error: {err}") from None
+    except (CaptureError, BrowserMissing) as err:
+        raise Failure(f"fsmc capture: error: {err}", err) from None
 
 
 def _capture(args: argparse.Namespace) -> int:
@@ -86,7 +84,7 @@ def _check(args: argparse.Namespace) -> int:
     from fsmc.capture import check
 
     if args.url:
-        raise fail("fsmc capture: --check takes the capture folder alone, not a URL", EXIT_USAGE)
+        raise Usage("fsmc capture: --check takes the capture folder alone, not a URL")
     report = check(args.check, rules=args.rules, screens=args.screens)
     if args.json:
         print(json.dumps(report.to_json(), indent=2))

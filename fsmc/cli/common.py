@@ -20,7 +20,10 @@ from fsmc.cli.exits import (  # noqa: F401 - the exit codes, re-exported for the
     EXIT_UNREADABLE,
     EXIT_USAGE,
     Exit,
-    fail,
+    Failure,
+    Unreadable,
+    Usage,
+    ended,
 )
 from fsmc.diagnostics import Diagnostic, SpecError, has_errors, render_json, render_text
 from fsmc.source import read_limited, recall
@@ -56,10 +59,14 @@ def print_diagnostics(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic], fm
 
 
 def exit_code(diagnostics: tuple[Diagnostic, ...] | list[Diagnostic]) -> int:
-    """2 when the input could not be read as a spec at all (E002), else 1 if any diagnostic is an error, else 0."""
-    if any(d.code == "E002" for d in diagnostics):
-        return EXIT_UNREADABLE
-    return EXIT_ERRORS if has_errors(diagnostics) else EXIT_OK
+    """0 without errors, else the code of a SpecError of them: 2 for no readable spec (E002), 1 for the rest."""
+    return SpecError(diagnostics).exit_code if has_errors(diagnostics) else EXIT_OK
+
+
+def reported(err: SpecError, fmt: str = "text") -> Exit:
+    """Print the diagnostics of a spec that cannot be loaded; the Exit (with their code) to raise then."""
+    print_diagnostics(err.diagnostics, fmt)
+    return Exit(err.exit_code)
 
 
 def compile_spec(path: str, fmt: str = "text") -> Compilation:
@@ -71,8 +78,7 @@ def compile_spec(path: str, fmt: str = "text") -> Compilation:
     try:
         c.ir  # noqa: B018 - the phase that reads and parses
     except SpecError as err:
-        print_diagnostics(err.diagnostics, fmt)
-        raise Exit(exit_code(err.diagnostics)) from None
+        raise reported(err, fmt) from None
     return c
 
 
@@ -81,7 +87,7 @@ def require_clean(c: Compilation, not_done: str, *, static: bool = False) -> Non
     found = c.static_diagnostics if static else c.diagnostics
     if has_errors(found):
         print_diagnostics(found)
-        raise fail(f"{c.path}: not {not_done}: fix the errors above first (`fsmc check` shows them too)")
+        raise Failure(f"{c.path}: not {not_done}: fix the errors above first (`fsmc check` shows them too)")
 
 
 def current_project(command: str) -> Project:
@@ -91,12 +97,12 @@ def current_project(command: str) -> Project:
 
     file = find_project_file()
     if file is None:
-        raise fail(f"fsmc {command}: no SPEC given, and no fsmc.toml here or in a folder above: give a SPEC, "
-                   "or run `fsmc init` to start a project", EXIT_UNREADABLE)
+        raise Unreadable(f"fsmc {command}: no SPEC given, and no fsmc.toml here or in a folder above: give a SPEC, "
+                         "or run `fsmc init` to start a project")
     try:
         return load_project(file)
     except ProjectError as err:
-        raise fail(str(err)) from None
+        raise Failure(str(err), err) from None
 
 
 def shown(path: Path) -> str:
@@ -112,14 +118,14 @@ def each_site(args: argparse.Namespace, run_one: Callable[[argparse.Namespace], 
     command = args.command
     typed = [flag for attr, flag in (only_with_spec or {}).items() if getattr(args, attr, None) is not None]
     if typed:
-        raise fail(f"fsmc {command}: {typed[0]} goes with a SPEC (or OUT); without one, every site of the project is "
-                   "done with the folders its project file names", EXIT_USAGE)
+        raise Usage(f"fsmc {command}: {typed[0]} goes with a SPEC (or OUT); without one, every site of the project is "
+                    "done with the folders its project file names")
     worst = EXIT_OK
     for site in current_project(command).sites:
         try:
             code = run_one(argparse.Namespace(**{**vars(args), **fields(site)}))
-        except Exit as done:
-            code = done.code
+        except (Exit, Failure) as err:  # what the command said of this site; any other failure ends the run
+            code = ended(err)
         worst = max(worst, code)
     return worst
 
@@ -156,9 +162,9 @@ def writing(folder: str | Path, command: str) -> Iterator[None]:
         try:
             lock = stack.enter_context(output_lock(Path(folder), f"fsmc {command}"))
         except FolderBusy as busy:
-            raise fail(f"fsmc {command}: error: {busy}", EXIT_BUSY) from None
+            raise Failure(f"fsmc {command}: error: {busy}", busy) from None
         except OSError as err:
-            raise fail(f"{folder}: error: cannot write here: {err.strerror or err}") from None
+            raise Failure(f"{folder}: error: cannot write here: {err.strerror or err}") from None
         if lock.stale is not None:
             print(f"{folder}: note: took over the lock of {lock.stale}, which ended without letting go of it",
                   file=sys.stderr)

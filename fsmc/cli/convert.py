@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from fsmc.atomic import write_atomic
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, compile_spec, print_diagnostics
+from fsmc.cli.common import EXIT_OK, Failure, compile_spec, reported
 from fsmc.diagnostics import SpecError
 from fsmc.formats import WRITER_ERRORS, WRITERS
 
@@ -26,17 +26,14 @@ def run(args: argparse.Namespace) -> int:
     try:
         text = WRITERS[args.to](spec)
     except SpecError as err:
-        print_diagnostics(err.diagnostics)
-        return EXIT_ERRORS
+        raise reported(err) from None
     except WRITER_ERRORS as err:
-        print(f"{args.spec}: error: cannot convert to {args.to}: {err}", file=sys.stderr)
-        return EXIT_ERRORS
+        raise Failure(f"{args.spec}: error: cannot convert to {args.to}: {err}") from None
     if not args.output:
         sys.stdout.write(text)
         return EXIT_OK
     try:
         write_atomic(Path(args.output), text)
     except OSError as err:
-        print(f"{args.output}: error: cannot write: {err.strerror or err}", file=sys.stderr)
-        return EXIT_ERRORS
+        raise Failure(f"{args.output}: error: cannot write: {err.strerror or err}") from None
     return EXIT_OK

@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING
 
 from fsmc.cli.common import (
     EXIT_OK,
-    EXIT_USAGE,
+    Failure,
+    Usage,
     compile_spec,
     each_site,
-    fail,
     given,
     nonnegative,
     require_clean,
@@ -93,14 +93,14 @@ def _run(args: argparse.Namespace, opts: Options, on_phase: Callable[[str, int, 
     try:
         summary = enumerate_spec(c, args.out, opts, on_phase=on_phase, on_note=_note(args))
     except (EngineError, OutputError) as err:
-        raise fail(f"{args.spec}: error: {err}") from None
+        raise Failure(f"{args.spec}: error: {err}", err) from None
     except CompileError as err:
-        raise fail(f"{args.spec}: error: the spec cannot be executed: {err}") from None
+        raise Failure(f"{args.spec}: error: the spec cannot be executed: {err}", err) from None
     except (KeyboardInterrupt, MemoryError):
         raise
     except Exception as err:  # noqa: BLE001 - a state beyond what `fsmc check` explored broke an expression
-        raise fail(f"{args.spec}: error: evaluating the spec failed beyond the states `fsmc check` explored: "
-                   f"{type(err).__name__}: {err}") from None
+        raise Failure(f"{args.spec}: error: evaluating the spec failed beyond the states `fsmc check` explored: "
+                      f"{type(err).__name__}: {err}") from None
     _report(args, summary, time.perf_counter() - started)
     if client is not None:
         _paraphrase(args, c, client)
@@ -121,7 +121,7 @@ def _paraphrase(args: argparse.Namespace, c: Compilation, client: Client) -> Non
     try:
         n = paraphrase_output(client, out, task_values(c.machine), args.paraphrase)
     except LLMError as err:
-        raise fail(f"{args.out}: error: cannot paraphrase: {err.message}", err.code) from None
+        raise Failure(f"{args.out}: error: cannot paraphrase: {err.message}", err) from None
     print(f"{out / 'paraphrases.jsonl'}: {n['kept']:,} paraphrases of {n['tasks']:,} tasks; {n['rejected']:,} "
           f"rejected for not naming every value verbatim, {n['failed']:,} replies unusable")
 
@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
                                                          "project_options": site.enumerate},
                          only_with_spec={"out": "-o/--out"})
     if args.out is None:
-        raise fail("fsmc enumerate: -o OUT is needed with a SPEC", EXIT_USAGE)
+        raise Usage("fsmc enumerate: -o OUT is needed with a SPEC")
     return _enumerate(args)
 
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, fail, writing
+from fsmc.cli.common import EXIT_OK, Failure, Unreadable, Usage, writing
 
 NAME = "eval"
 HELP = "Evaluate an agent (the oracle, random, a Python callable or an OpenAI-compatible model) on a site's tasks."
@@ -98,11 +98,11 @@ def _check_numbers(args: argparse.Namespace) -> None:
     for flag, value in (("-n", args.envs), ("--max-steps", args.max_steps), ("--episodes", args.episodes),
                         ("--timeout", args.timeout)):
         if value is not None and value < 1:
-            raise fail(f"fsmc eval: {flag} must be at least 1", EXIT_USAGE)
+            raise Usage(f"fsmc eval: {flag} must be at least 1")
     if args.retries < 0:
-        raise fail("fsmc eval: --retries must be 0 or more", EXIT_USAGE)
+        raise Usage("fsmc eval: --retries must be 0 or more")
     if args.policy == "openai" and not args.model:
-        raise fail("fsmc eval: --policy openai needs --model", EXIT_USAGE)
+        raise Usage("fsmc eval: --policy openai needs --model")
 
 
 def _progress(total: int) -> Callable[[dict[str, Any]], None]:
@@ -141,7 +141,7 @@ def run(args: argparse.Namespace) -> int:
     except (FileNotFoundError, VerifyError, SpecError, UnknownTask, ValueError, InputError, BackendError,
             LookupError) as err:
         # ValueError: UnknownPolicy; InputError, BackendError: the backend the spec declares is missing or wrong
-        raise fail(f"fsmc eval: {err}", EXIT_UNREADABLE) from None
+        raise Unreadable(f"fsmc eval: {err}") from None
     meta = {"policy": args.policy, "seed": args.seed, "sites": [s.name for s in sites], "tasks": args.tasks,
             "episodes_asked": args.episodes}
     if args.policy == "openai":
@@ -152,9 +152,9 @@ def run(args: argparse.Namespace) -> int:
                                            image=IMAGE_FORMATS[args.image_format], meta=meta,
                                            on_episode=_progress(len(planned))))
     except (FileExistsError, InputError) as err:
-        raise fail(f"fsmc eval: {err}", EXIT_UNREADABLE) from None
+        raise Unreadable(f"fsmc eval: {err}") from None
     except (PolicyUnavailable, BrowserMissing, BackendError) as err:
-        raise fail(f"fsmc eval: {err} (nothing was written)", EXIT_ERRORS) from None
+        raise Failure(f"fsmc eval: {err} (nothing was written)") from None
     _print_table(results)
     print(f"{args.out}: results.json, episodes.jsonl, gallery/index.html")
     return EXIT_OK

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import TYPE_CHECKING, Any
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, each_site, fail, given, shown, writing
+from fsmc.cli.common import EXIT_OK, Failure, Unreadable, Usage, each_site, given, shown, writing
 from fsmc.cli.models import add_model_arguments, model_client
 from fsmc.export.writer import FORMATS
 
@@ -67,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
     if args.data is None:
         return each_site(args, _export, lambda site: _site_fields(args, site), only_with_spec={"out": "-o/--out"})
     if args.format is None or args.out is None:
-        raise fail("fsmc export: --format and -o DS are needed with DATA", EXIT_USAGE)
+        raise Usage("fsmc export: --format and -o DS are needed with DATA")
     return _export(args)
 
 
@@ -89,11 +88,9 @@ def _export(args: argparse.Namespace) -> int:
         with writing(args.out, NAME):
             counts = export(args.data, args.format, args.out, thoughts=thoughts, **options)
     except FileNotFoundError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        raise Unreadable(f"error: {err}") from None
     except (ValueError, KeyError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_ERRORS
+        raise Failure(f"error: {err}") from None
     sizes = ", ".join(f"{n:,} {split}" for split, n in counts.items())
     print(f"{args.out}: {args.format} dataset, {sizes} rows")
     return EXIT_OK
@@ -112,9 +109,9 @@ def _model_thoughts(args: argparse.Namespace) -> dict[str, str]:
     try:
         n = thoughts_output(client, data)
     except LLMError as err:
-        raise fail(f"{args.data}: error: cannot write the thoughts: {err.message}", err.code) from None
+        raise Failure(f"{args.data}: error: cannot write the thoughts: {err.message}", err) from None
     except FileNotFoundError as err:
-        raise fail(f"error: {err}", EXIT_UNREADABLE) from None
+        raise Unreadable(f"error: {err}") from None
     print(f"{data / THOUGHTS}: {n['steps']:,} thoughts for {n['trajectories']:,} trajectories")
     lines = (data / THOUGHTS).read_text(encoding="utf-8").splitlines()
     return {row["id"]: row["thought"] for row in map(json.loads, lines)}

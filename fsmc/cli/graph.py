@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
 from fsmc.analysis.draw import FORMATS, DrawError, draw
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, compile_spec
+from fsmc.cli.common import EXIT_OK, Failure, compile_spec
 
 NAME = "graph"
 HELP = "Draw the page graph of a spec as SVG, PNG, PDF or Graphviz DOT (pages, navigating actions, entry, terminals)."
@@ -29,7 +28,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         written = draw(spec, out, args.format, args.engine)
     except (DrawError, OSError) as err:
-        print(f"fsmc graph: {err}", file=sys.stderr)
-        return EXIT_ERRORS
+        raise Failure(f"fsmc graph: {err}") from None
     print(f"wrote {written}")
     return EXIT_OK

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from fsmc.cli.common import EXIT_OK, EXIT_UNREADABLE, fail
+from fsmc.cli.common import EXIT_OK, Failure
 
 NAME = "import"
 HELP = "Write a draft spec from a capture made by `fsmc capture`: pages, actions from links and forms, extractors."
@@ -40,12 +40,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from fsmc.capture import CaptureError
     from fsmc.capture.importer import import_capture
-    from fsmc.cli.common import EXIT_ERRORS
 
     try:
         made = import_capture(args.capture, args.out, force=args.force)
     except CaptureError as err:
-        raise fail(f"fsmc import: error: {err}", EXIT_UNREADABLE if err.unreadable else EXIT_ERRORS) from None
+        raise Failure(f"fsmc import: error: {err}", err) from None
     actions = sum(len(p.actions) for p in made.spec.pages)
     print(f"{args.out}: {len(made.spec.pages)} pages, {actions} actions, {len(made.spec.tasks)} tasks "
           f"(extractors in {args.capture}/extract.toml)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from fsmc.cli.common import EXIT_OK, fail, shown
+from fsmc.cli.common import EXIT_OK, Failure, shown
 
 NAME = "init"
 HELP = "Start a project in DIR (default: here): a documented fsmc.toml and specs/example.fsm; `fsmc run` then builds it."
@@ -20,9 +20,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         written = init_project(args.dir)
     except ProjectError as err:
-        raise fail(str(err)) from None
+        raise Failure(str(err), err) from None
     except OSError as err:
-        raise fail(f"{args.dir}: error: cannot write the project: {err.strerror or err}") from None
+        raise Failure(f"{args.dir}: error: cannot write the project: {err.strerror or err}") from None
     for path in written:
         print(f"wrote {shown(path)}")
     where = "" if shown(written[0].parent) == "." else f"cd {shown(written[0].parent)} && "

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fsmc.cli.common import fail
+from fsmc.cli.common import Failure
 
 if TYPE_CHECKING:  # the model layer is loaded only when a command asks a model
     from fsmc.llm import Client
@@ -43,7 +43,7 @@ def model_client(args: argparse.Namespace, ledger: Path, command: str) -> Client
     try:
         return open_client(settings)
     except LLMError as err:
-        raise fail(f"{command}: error: {err.message}", err.code) from None
+        raise Failure(f"{command}: error: {err.message}", err) from None
 
 
 def print_totals(client: Client, transcript: Path) -> None:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, Exit, fail, positive
+from fsmc.cli.common import EXIT_OK, Failure, Unreadable, Usage, positive
 from fsmc.cli.models import add_model_arguments, model_client, print_totals
 
 if TYPE_CHECKING:  # the model layer is loaded only when the command runs
@@ -62,7 +62,7 @@ def run(args: argparse.Namespace) -> int:
     except LLMError as err:
         transcript.stop(err.message)
         print_totals(client, transcript.path)
-        raise fail(f"fsmc propose: error: {err.message}; {out} not written", err.code) from None
+        raise Failure(f"fsmc propose: error: {err.message}; {out} not written", err) from None
     print_totals(client, transcript.path)
     return _write(outcome, out, args.to, len(outcome.rounds))
 
@@ -78,12 +78,12 @@ def _task(args: argparse.Namespace) -> tuple[str, Budget]:
 
     if not args.profile:
         if not args.description.strip():
-            raise fail("fsmc propose: error: say what to propose: a description, or --profile", EXIT_USAGE)
+            raise Usage("fsmc propose: error: say what to propose: a description, or --profile")
         return args.description, Budget(args.max_states)
     try:
         profile = read_profile(args.profile)
     except ProfileError as err:
-        raise fail(f"fsmc propose: error: {err}", EXIT_UNREADABLE) from None
+        raise Unreadable(f"fsmc propose: error: {err}") from None
     task = f"{profile.describe()} {args.description}".strip()
     return task, Budget(args.max_states, profile.pages, profile.actions)
 
@@ -107,24 +107,20 @@ def _write(outcome: Outcome, out: Path, to: str, rounds: int) -> int:
             f"the last reply held no spec ({last.error})" if last is not None else "no round ran"
         ok = last is not None and last.verdict is not None and last.verdict.check_ok
         also = "; `fsmc check` calls the last spec ok, but propose needs what is said above" if ok else ""
-        raise fail(f"{out}: not written: no clean spec after {rounds} round{'s' * (rounds != 1)} ({why}){also}; "
-                   "raise --rounds, or read the transcript", EXIT_ERRORS)
+        raise Failure(f"{out}: not written: no clean spec after {rounds} round{'s' * (rounds != 1)} ({why}){also}; "
+                      "raise --rounds, or read the transcript")
     assert last.spec is not None and last.verdict.spec is not None
     try:
         text = last.spec if to == "fsm" else WRITERS[to](last.verdict.spec)
     except WRITER_ERRORS as err:
         if hasattr(err, "diagnostics"):
             print_diagnostics(err.diagnostics)
-        raise fail(f"{out}: not written: cannot convert the spec to {to}: {err}") from None
+        raise Failure(f"{out}: not written: cannot convert the spec to {to}: {err}") from None
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         write_atomic(out, text if text.endswith("\n") else text + "\n")
     except OSError as err:
-        raise Exit(_cannot_write(out, err)) from None
+        raise Failure(f"{out}: error: cannot write: {err.strerror or err}") from None
     print(f"{out}: clean after {rounds} round{'s' * (rounds != 1)} ({last.verdict.summary()})", file=sys.stderr)
     return EXIT_OK
 
-
-def _cannot_write(out: Path, err: OSError) -> int:
-    print(f"{out}: error: cannot write: {err.strerror or err}", file=sys.stderr)
-    return EXIT_ERRORS

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from fsmc.backends import IMAGE_FORMATS
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, EXIT_USAGE, each_site, fail, given, shown, writing
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, Failure, Unreadable, Usage, each_site, given, shown, writing
 
 NAME = "replay"
 HELP = "Replay the trajectories of OUT/ in Chromium through a built site, grounding every step; write DATA/."
@@ -97,16 +97,15 @@ def run(args: argparse.Namespace) -> int:
     from fsmc.project.pipeline import built_site
 
     if (args.workers is not None and args.workers < 1) or (args.limit is not None and args.limit < 1):
-        print("error: --workers and --limit must be at least 1", file=sys.stderr)
-        return EXIT_ERRORS
+        raise Failure("error: --workers and --limit must be at least 1")
     if args.out is None:
         return each_site(args, _replay, lambda site: {"out": shown(site.out), "site": shown(built_site(site)),
                                                       "data": shown(site.data), "project_options": site.replay},
                          only_with_spec={"site": "--site", "app": "--app", "data": "-o/--data"})
     if args.data is None:
-        raise fail("fsmc replay: -o DATA is needed with OUT", EXIT_USAGE)
+        raise Usage("fsmc replay: -o DATA is needed with OUT")
     if args.site is not None and args.app is not None:
-        raise fail("fsmc replay: --site and --app name two sites; give one", EXIT_USAGE)
+        raise Usage("fsmc replay: --site and --app name two sites; give one")
     return _replay(args)
 
 
@@ -122,11 +121,9 @@ def _replay(args: argparse.Namespace) -> int:
             summary, stats = replay(args.out, args.site, args.data, restart=args.restart, on_progress=show,
                                     app=getattr(args, "app", None), **options)
     except (InputError, FileNotFoundError, AppFolderError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        raise Unreadable(f"error: {err}") from None
     except (BrowserMissing, BackendError, BuildError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_ERRORS
+        raise Failure(f"error: {err}") from None
     _report(args.data, summary, stats)
     if "agreement" in summary:
         return _agreement(args.app, summary["agreement"])

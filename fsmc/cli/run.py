@@ -7,7 +7,7 @@ import sys
 import time
 from typing import TYPE_CHECKING
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, current_project, fail, positive, shown
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, Failure, current_project, positive, shown
 
 if TYPE_CHECKING:
     from fsmc.project import Project, Site, SiteResult
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         sites = project.select(args.sites)
     except ProjectError as err:
-        raise fail(str(err)) from None
+        raise Failure(str(err), err) from None
     where = "a local Ray cluster" if args.ray == "" else f"the Ray cluster at {args.ray}" if args.ray else "here"
     print(f"fsmc run: {len(sites)} site{'s' * (len(sites) != 1)} of {shown(project.file)}, on {where}",
           file=sys.stderr, flush=True)
@@ -59,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         results = run_sites(sites, project.stamps, jobs=args.jobs, ray=args.ray)
     except ClusterError as err:
-        raise fail(f"fsmc run: error: {err}") from None
+        raise Failure(f"fsmc run: error: {err}", err) from None
     index = write_index(project, sites, results)
     _summary(project, sites, results, time.perf_counter() - start)
     print(f"index: {shown(index)}")

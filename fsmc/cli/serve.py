@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK
+from fsmc.cli.common import EXIT_OK, Failure
 
 NAME = "serve"
 HELP = "Serve a built site (a site name under generated_sites, its folder, or its dist/) on 127.0.0.1."
@@ -23,17 +22,13 @@ def run(args: argparse.Namespace) -> int:
 
     dist = find_dist(args.site, args.out)
     if dist is None:
-        print(f"error: no built site at '{args.site}' (looked for dist/index.html); run `fsmc build SPEC` first",
-              file=sys.stderr)
-        return EXIT_ERRORS
+        raise Failure(f"error: no built site at '{args.site}' (looked for dist/index.html); run `fsmc build SPEC` first")
     if not 0 <= args.port <= 65535:
-        print(f"error: port {args.port} is out of range", file=sys.stderr)
-        return EXIT_ERRORS
+        raise Failure(f"error: port {args.port} is out of range")
     try:
         server = SiteServer(dist, args.port)
     except OSError as err:
-        print(f"error: cannot listen on 127.0.0.1:{args.port}: {err.strerror}", file=sys.stderr)
-        return EXIT_ERRORS
+        raise Failure(f"error: cannot listen on 127.0.0.1:{args.port}: {err.strerror}") from None
     print(f"serving {dist} at {server.url} (Ctrl-C to stop)")
     with contextlib.suppress(KeyboardInterrupt):
         server.serve_forever()

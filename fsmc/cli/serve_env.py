@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_UNREADABLE, EXIT_USAGE, fail, positive
+from fsmc.cli.common import Failure, Unreadable, Usage, positive
 
 NAME = "serve-env"
 HELP = ("Serve built sites (or the backend a spec declares) as live environments over HTTP: sessions per site and "
@@ -41,15 +41,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         check_host(args.host, args.token)
     except ValueError as err:
-        raise fail(f"fsmc serve-env: {err}", EXIT_USAGE) from None
+        raise Usage(f"fsmc serve-env: {err}") from None
     if args.dist and len(args.outputs) > 1:
-        raise fail("fsmc serve-env: --dist goes with one OUT only", EXIT_USAGE)
+        raise Usage("fsmc serve-env: --dist goes with one OUT only")
     try:
         sites = [Site.find(out, args.dist, args.sites) for out in args.outputs]
     except (FileNotFoundError, VerifyError, InputError) as err:  # no enumerate output or no built site there
-        raise fail(f"fsmc serve-env: {err}", EXIT_UNREADABLE) from None
+        raise Unreadable(f"fsmc serve-env: {err}") from None
     except (ValueError, SpecError, BackendError) as err:
-        raise fail(f"fsmc serve-env: {err}", EXIT_ERRORS) from None
+        raise Failure(f"fsmc serve-env: {err}") from None
     n = args.concurrency
     settings = Settings(lease_s=args.lease, max_sessions=args.max_sessions, max_steps=args.max_steps, token=args.token,
                         limits={"create": max(1, n // 2), "reset": n, "step": n, "screenshot": n})

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE
+from fsmc.cli.common import EXIT_OK, Failure
 from fsmc.enumerate.stats import Stats, StatsError, draw, output_stats
 
 NAME = "stats"
@@ -61,8 +60,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         st = output_stats(args.out)
     except StatsError as err:
-        print(f"{args.out}: error: {err}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        raise Failure(f"{args.out}: error: {err}", err) from None
     console = Console()
     for table in _tables(st):
         console.print(table)
@@ -75,7 +73,6 @@ def run(args: argparse.Namespace) -> int:
     try:
         draw(st, png)
     except OSError as err:
-        print(f"{png}: error: cannot write: {err.strerror or err}", file=sys.stderr)
-        return EXIT_ERRORS
+        raise Failure(f"{png}: error: cannot write: {err.strerror or err}") from None
     console.print(f"drawn: {png}")
     return EXIT_OK

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, compile_spec, fail, positive, require_clean, writing
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, Failure, Unreadable, compile_spec, positive, require_clean, writing
 
 if TYPE_CHECKING:
     from fsmc.compilation import Compilation
@@ -79,8 +79,7 @@ def _site(args: argparse.Namespace) -> SiteWalks | None:
         return None
     dist = find_dist(args.site)
     if dist is None:
-        raise fail(f"{args.site}: error: no built site there (looked for dist/index.html); run `fsmc build` first",
-                   EXIT_UNREADABLE)
+        raise Unreadable(f"{args.site}: error: no built site there (looked for dist/index.html); run `fsmc build` first")
     return SiteWalks(dist, args.walks, args.seed, args.max_steps)
 
 
@@ -92,7 +91,7 @@ def _output(args: argparse.Namespace, act: Callable[[OutDir], None]) -> None:
         with writing(args.out, NAME):
             act(OutDir(args.out))
     except OutputError as err:
-        raise fail(f"{args.spec}: error: {err}") from None
+        raise Failure(f"{args.spec}: error: {err}", err) from None
 
 
 def _write(args: argparse.Namespace, c: Compilation, report: PropertyReport, walked: bool) -> None:

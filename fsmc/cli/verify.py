@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, EXIT_UNREADABLE, each_site, print_diagnostics, shown
+from fsmc.cli.common import EXIT_ERRORS, EXIT_OK, Failure, each_site, reported, shown
 from fsmc.diagnostics import SpecError
 from fsmc.enumerate.verify import VerifyError, verify_output
 
@@ -32,11 +32,9 @@ def _verify(args: argparse.Namespace) -> int:
     try:
         report = verify_output(args.out, args.spec)
     except SpecError as err:
-        print_diagnostics(err.diagnostics)
-        return EXIT_UNREADABLE
+        raise reported(err) from None
     except VerifyError as err:
-        print(f"{args.out}: error: {err}", file=sys.stderr)
-        return EXIT_UNREADABLE if "cannot read" in str(err) or "not valid JSON" in str(err) else EXIT_ERRORS
+        raise Failure(f"{args.out}: error: {err}", err) from None
     for m in report.mismatches[:SHOWN]:
         print(f"{args.out}/{m}", file=sys.stderr)
     if len(report.mismatches) > SHOWN:

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-from fsmc.cli.common import EXIT_OK, EXIT_UNREADABLE, writing
+from fsmc.cli.common import EXIT_OK, Unreadable, writing
 
 NAME = "view"
 HELP = "Write a static HTML gallery of a replayed data folder: each trajectory's screenshots, actions and state changes."
@@ -24,7 +23,6 @@ def run(args: argparse.Namespace) -> int:
         with writing(args.out or Path(args.data) / "gallery", NAME):
             index = write_gallery(args.data, args.out)
     except (FileNotFoundError, KeyError, ValueError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return EXIT_UNREADABLE
+        raise Unreadable(f"error: {err}") from None
     print(f"gallery: {index} (open it in a browser)")
     return EXIT_OK

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from fsmc import ir
 from fsmc.ir.visit import conjuncts, params_in, placeholders_in
-from fsmc.semantics import domains as T
+from fsmc.types import domains as T
 
 _ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 # Words that begin a label but do not name what is being chosen ("Only NordAir", "Add Maya").

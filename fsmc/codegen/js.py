@@ -16,10 +16,7 @@ from typing import Any
 from fsmc import ir
 from fsmc.codegen.actions import requirements
 from fsmc.codegen.words import action_phrase
-from fsmc.semantics import domain_values
-from fsmc.semantics import domains as T
-from fsmc.semantics.builtins import ENDS, OF_VIEW, result_type
-from fsmc.semantics.compile import Compiled, ExprCompiler, arith_type, lit_type, view_fn
+from fsmc.semantics.compile import Compiled, ExprCompiler, view_fn
 from fsmc.semantics.lowered import (
     CompileError,
     LEffect,
@@ -32,6 +29,9 @@ from fsmc.semantics.lowered import (
     collection_kind,
     count_view,
 )
+from fsmc.types import domains as T
+from fsmc.types.builtins import ENDS, OF_VIEW, result_type
+from fsmc.types.domains import arith_type, domain_values, lit_type
 
 _TEMPLATE = re.compile(r"\{([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?\}")
 
@@ -59,8 +59,7 @@ class JsExprCompiler(ExprCompiler):
     def visit_index(self, node: ir.Index, scope: Scope) -> Compiled:
         obj, t = self.expr(node.obj, scope)
         key, _ = self.expr(node.key, scope)
-        value_t = t.value if isinstance(t, ir.MapType) else T.ANY
-        return f"_mapGet({obj}, {key})", ir.OptionalType(inner=value_t)
+        return f"_mapGet({obj}, {key})", T.index_type(t)
 
     def visit_call(self, node: ir.Call, scope: Scope) -> Compiled:
         if node.func in OF_VIEW:
@@ -111,8 +110,7 @@ class JsExprCompiler(ExprCompiler):
 
     def visit_set(self, node: ir.SetLit, scope: Scope) -> Compiled:
         items = [self.expr(i, scope) for i in node.items]
-        elem = items[0][1] if items else T.ANY
-        return "[" + ", ".join(c for c, _ in items) + "]", ir.SetType(elem=elem)
+        return "[" + ", ".join(c for c, _ in items) + "]", T.set_type([t for _, t in items])
 
     # visit_name is inherited: s[i], a[i], r and view calls are valid JS
 

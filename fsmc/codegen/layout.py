@@ -62,7 +62,7 @@ from fsmc.codegen.words import (
     option_phrase,
     value_words,
 )
-from fsmc.semantics import domains as T
+from fsmc.types import domains as T
 
 _CHECKBOX = re.compile(r"(?i)checkbox|check-box|toggle|switch")
 

@@ -12,7 +12,7 @@ from typing import Any
 from fsmc import ir
 from fsmc.codegen.app_images import picture_column
 from fsmc.codegen.words import content_words, looks_like_identifier, site_name, split
-from fsmc.semantics import domains as T
+from fsmc.types import domains as T
 
 TITLE_NAMES = ("title", "name", "label", "subject", "headline", "number", "code")
 PRICE_NAMES = ("price", "total", "fare", "cost", "amount", "subtotal")  # the price of the row

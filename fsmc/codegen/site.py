@@ -20,7 +20,7 @@ from fsmc.codegen.layout import PageLayout, decide_layout, layout_json
 from fsmc.codegen.npm import NODE_MODULES, TEMPLATES
 from fsmc.codegen.present import columns_json, decide_pictures, price_index, site_copy, site_title, title_index
 from fsmc.codegen.themes import THEMES, Theme, default_theme, style_notes, theme_json, with_style_notes
-from fsmc.semantics import domains as T
+from fsmc.types import domains as T
 
 SITE_TEMPLATES = TEMPLATES / "site"
 MANIFEST = ".fsmc-manifest.json"

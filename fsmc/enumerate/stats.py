@@ -9,11 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fsmc.errors import FsmcError
+from fsmc.errors import EXIT_UNREADABLE, FsmcError
 
 
 class StatsError(FsmcError):
     """The folder is not a readable `fsmc enumerate` output."""
+
+    exit_code = EXIT_UNREADABLE
 
 
 @dataclass

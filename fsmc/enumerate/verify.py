@@ -24,7 +24,7 @@ from fsmc.enumerate.answers import answer_record
 from fsmc.enumerate.goals import goal_holds
 from fsmc.enumerate.output import file_digest, resolve_spec, spec_digest
 from fsmc.enumerate.trajectories import gui_ops
-from fsmc.errors import FsmcError
+from fsmc.errors import EXIT_UNREADABLE, FsmcError
 from fsmc.formats import load
 from fsmc.semantics import Machine, Move, State, render_template, state_difference
 
@@ -63,9 +63,10 @@ def _read_manifest(out: Path) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as err:
-        raise VerifyError(f"cannot read {path}: {err.strerror or err}; is {out} an `fsmc enumerate` output?") from None
+        raise VerifyError(f"cannot read {path}: {err.strerror or err}; is {out} an `fsmc enumerate` output?",
+                          exit_code=EXIT_UNREADABLE) from None
     except json.JSONDecodeError as err:
-        raise VerifyError(f"{path} is not valid JSON: {err}") from None
+        raise VerifyError(f"{path} is not valid JSON: {err}", exit_code=EXIT_UNREADABLE) from None
     if not isinstance(data, dict) or not isinstance(data.get("spec"), dict):
         raise VerifyError(f"{path} has no spec record; is {out} an `fsmc enumerate` output?")
     return data

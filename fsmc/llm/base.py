@@ -7,9 +7,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from fsmc.errors import FsmcError
+from fsmc.errors import EXIT_ERRORS, EXIT_UNREADABLE, FsmcError
 
-EXIT_FAILED, EXIT_CONFIG = 1, 2  # the CLI's exit codes for a call that failed and for settings that cannot work
+EXIT_FAILED, EXIT_CONFIG = EXIT_ERRORS, EXIT_UNREADABLE  # the CLI's exit codes for a call that failed and for settings that cannot work
 
 
 class LLMError(FsmcError):
@@ -18,9 +18,8 @@ class LLMError(FsmcError):
     1 for a call that failed (unreachable server, refused model, a reply without text)."""
 
     def __init__(self, message: str, code: int = EXIT_FAILED):
-        super().__init__(message)
+        super().__init__(message, exit_code=code)
         self.message = message
-        self.code = code
 
 
 class Transient(Exception):

@@ -1,7 +1,6 @@
 """The reference semantics in pure Python, compiled once from the IR (see docs/semantics.md)."""
 
 from fsmc.semantics.compile import CompileError
-from fsmc.semantics.domains import domain_size, domain_values
 from fsmc.semantics.lowered import Lowered
 from fsmc.semantics.machine import (
     Machine,
@@ -14,6 +13,6 @@ from fsmc.semantics.machine import (
 )
 
 __all__ = [
-    "CompileError", "Lowered", "Machine", "Move", "State", "domain_size", "domain_values", "format_value",
+    "CompileError", "Lowered", "Machine", "Move", "State", "format_value",
     "render_template", "state_difference", "template_names",
 ]

@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from fsmc import ir
-from fsmc.semantics import domains as T
-from fsmc.semantics.builtins import ENDS, OF_VIEW, result_type
 from fsmc.semantics.lowered import (
     ArgRef,
     CompileError,
@@ -19,6 +17,8 @@ from fsmc.semantics.lowered import (
     count_view,
     view_table,
 )
+from fsmc.types import domains as T
+from fsmc.types.builtins import ENDS, OF_VIEW, result_type
 
 Compiled = tuple[str, ir.Type]
 """Source code and its static type."""
@@ -26,12 +26,6 @@ Compiled = tuple[str, ir.Type]
 
 def view_fn(page: str, view: str, full: bool = False) -> str:
     return f"_{'VF' if full else 'V'}_{page}__{view}"
-
-
-def lit_type(v: ir.Value) -> ir.Type:
-    """The static type of a literal value."""
-    return (T.BOOL if isinstance(v, bool) else T.INT_ANY if isinstance(v, int)
-            else T.NUM if isinstance(v, float) else T.STR if isinstance(v, str) else T.ANY)
 
 
 class ExprCompiler(ir.ExprVisitor[Compiled]):
@@ -60,7 +54,7 @@ class ExprCompiler(ir.ExprVisitor[Compiled]):
 
     # ---------------------------------------------------------------- one method per node kind
     def visit_lit(self, node: ir.Lit, scope: Scope) -> Compiled:
-        return repr(node.value), lit_type(node.value)
+        return repr(node.value), T.lit_type(node.value)
 
     def visit_name(self, node: ir.Name, scope: Scope) -> Compiled:
         ref = scope.resolve(node.id)
@@ -86,8 +80,7 @@ class ExprCompiler(ir.ExprVisitor[Compiled]):
     def visit_index(self, node: ir.Index, scope: Scope) -> Compiled:
         obj, t = self.expr(node.obj, scope)
         key, _ = self.expr(node.key, scope)
-        value_t = t.value if isinstance(t, ir.MapType) else T.ANY
-        return f"_map_get({obj}, {key})", ir.OptionalType(inner=value_t)
+        return f"_map_get({obj}, {key})", T.index_type(t)
 
     def visit_call(self, node: ir.Call, scope: Scope) -> Compiled:
         if node.func in OF_VIEW:
@@ -130,17 +123,11 @@ class ExprCompiler(ir.ExprVisitor[Compiled]):
             return f"_contains_text({left}, {right})", T.BOOL
         if op in ("==", "!=", "<", "<=", ">", ">="):
             return f"({left} {op} {right})", T.BOOL
-        return f"({left} {op} {right})", arith_type(lt, rt)
+        return f"({left} {op} {right})", T.arith_type(lt, rt)
 
     def visit_set(self, node: ir.SetLit, scope: Scope) -> Compiled:
         items = [self.expr(i, scope) for i in node.items]
-        elem = items[0][1] if items else T.ANY
-        return "(" + "".join(f"{c}, " for c, _ in items) + ")", ir.SetType(elem=elem)
-
-
-def arith_type(lt: ir.Type, rt: ir.Type) -> ir.Type:
-    """The type of `+`, `-`, `*`: a number if either side is one, else an int."""
-    return T.NUM if T.NUM in (lt, rt) else T.INT_ANY
+        return "(" + "".join(f"{c}, " for c, _ in items) + ")", T.set_type([t for _, t in items])
 
 
 def tuple_display(items: list[str]) -> str:
@@ -154,6 +141,6 @@ def constant(value_code: str, namespace: dict[str, Any]) -> Any:
 
 
 __all__ = [
-    "CompileError", "Compiled", "ExprCompiler", "Scope", "Slot", "arith_type", "constant", "lit_type", "tuple_display",
+    "CompileError", "Compiled", "ExprCompiler", "Scope", "Slot", "constant", "tuple_display",
     "view_fn",
 ]

@@ -49,10 +49,10 @@ from typing import TYPE_CHECKING, Any
 
 from fsmc import ir
 from fsmc.ir.visit import conjuncts
-from fsmc.semantics import domains as T
-from fsmc.semantics.builtins import OF_VIEW
 from fsmc.semantics.compile import Compiled, ExprCompiler, tuple_display, view_fn
 from fsmc.semantics.lowered import ArgRef, Scope, VarRef, ViewRef, expr_slots
+from fsmc.types import domains as T
+from fsmc.types.builtins import OF_VIEW
 
 if TYPE_CHECKING:
     from fsmc.semantics.machine import CompiledAction, Machine, State

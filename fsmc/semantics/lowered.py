@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from fsmc import ir
 from fsmc.errors import FsmcError
-from fsmc.semantics import domains as T
+from fsmc.types import domains as T
 
 
 class CompileError(FsmcError):

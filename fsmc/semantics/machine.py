@@ -9,10 +9,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from fsmc import ir
-from fsmc.semantics import domains as T
 from fsmc.semantics.compile import ExprCompiler, constant, tuple_display, view_fn
 from fsmc.semantics.lowered import LEffect, LGoto, Lowered, LView, Order, Scope
 from fsmc.semantics.runtime import NAMESPACE
+from fsmc.types import domains as T
 
 State = tuple[Any, ...]
 """(page index, session values..., page values...): hashable and canonical, so it is its own key."""

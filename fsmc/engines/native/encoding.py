@@ -9,7 +9,7 @@ from typing import Any, Literal
 from fsmc import ir
 from fsmc.errors import FsmcError
 from fsmc.semantics import Machine
-from fsmc.semantics import domains as T
+from fsmc.types import domains as T
 
 
 class LoweringError(FsmcError, ValueError):

@@ -34,10 +34,10 @@ from fsmc.engines.native.lexpr import (
     neg,
 )
 from fsmc.semantics import Machine
-from fsmc.semantics import domains as T
 from fsmc.semantics import lowered as L
-from fsmc.semantics.builtins import OF_VIEW
 from fsmc.semantics.lowered import CompileError, Scope
+from fsmc.types import domains as T
+from fsmc.types.builtins import OF_VIEW
 
 TABLE_LIMIT = 1 << 18  # entries of one precomputed table
 

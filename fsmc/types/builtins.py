@@ -1,5 +1,6 @@
-"""The static types of the built-in functions' arguments and results, for the type checker (fsmc.semantics.builtins
-names them and says what each takes)."""
+"""The built-in functions (docs/semantics.md, "Built-ins"), known here once: their names, what each takes in words,
+the type of each one's result as the semantics and the emitters type it, and the arguments the type checker
+accepts; read by the checks, the Python semantics and the JS and C emitters."""
 
 from __future__ import annotations
 
@@ -7,15 +8,33 @@ from dataclasses import replace
 from typing import Protocol
 
 from fsmc import ir
-from fsmc.checks._index import Scope
-from fsmc.checks._types import ANY, INT, NUM, Ty, describe, elem_of
-from fsmc.semantics.builtins import SIGNATURES
+from fsmc.types import domains as T
+from fsmc.types.static import ANY, INT, NUM, Names, Ty, describe, elem_of
+
+SIGNATURES = {
+    "len": "len(x) counts the members of a set or map, or the rows a view shows",
+    "count": "count(v) counts the rows of view v before pagination",
+    "pages": "pages(v) is the number of pages of a paginated view v",
+    "first": "first(v) is the first row a view shows (or none)",
+    "last": "last(v) is the last row a view shows (or none)",
+    "sum": "sum(m) adds up the values of a map",
+}
+BUILTINS = tuple(SIGNATURES)
+OF_VIEW = ("count", "pages")  # read a view's rows before pagination, so they take a view's name
+ENDS = {"first": 0, "last": -1}  # a row or member by its position, or none
+
+
+def result_type(func: str, arg: ir.Type) -> ir.Type:
+    """The type of `func(x)` for an `x` of type `arg`, as the semantics and the emitters type it."""
+    if func in ENDS:
+        return ir.OptionalType(inner=arg.elem if isinstance(arg, ir.SetType) else T.ANY)
+    return T.INT_ANY
 
 
 class TypeInference(Protocol):
-    """What the built-ins' rules need from the type checker (_typer.Typer): its scope, inference, errors."""
+    """What the built-ins' rules need from the type checker (infer.Typer): its scope, inference, errors."""
 
-    scope: Scope
+    scope: Names
 
     def infer(self, e: ir.Expr) -> Ty: ...
 

@@ -1,4 +1,4 @@
-"""The type checker: infers the type of an expression in its scope, collecting every type error (shared by the checks).
+"""The type checker: infers the type of an expression in its scope, collecting every type error.
 
 A name that does not resolve has type `any` (the names check reports it), so one mistake gives one
 diagnostic. The typing check (well_typed.py) runs it on every expression of the spec, the properties
@@ -10,15 +10,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fsmc import ir
-from fsmc.checks._builtins import call_type
-from fsmc.checks._index import Scope, did_you_mean, key_values
-from fsmc.checks._types import (
+from fsmc.diagnostics import Diagnostic, did_you_mean
+from fsmc.types.builtins import call_type
+from fsmc.types.domains import key_values
+from fsmc.types.static import (
     ANY,
     BOOL,
     INT,
-    NONE,
     NUM,
-    STR,
+    Names,
     Ty,
     column_ty,
     compatible,
@@ -26,14 +26,14 @@ from fsmc.checks._types import (
     elem_of,
     from_ir,
     is_number,
+    lit_ty,
 )
-from fsmc.diagnostics import Diagnostic
 
 
 class Typer(ir.ExprVisitor[Ty]):
     """Infers the types of the expressions of one site, collecting every type error on the way."""
 
-    def __init__(self, scope: Scope):
+    def __init__(self, scope: Names):
         self.scope = scope
         self.problems: list[Diagnostic] = []
 
@@ -45,14 +45,14 @@ class Typer(ir.ExprVisitor[Ty]):
         return self.visit(e)
 
     def visit_lit(self, e: ir.Lit) -> Ty:
-        return _lit(e.value)
+        return lit_ty(e.value)
 
     def visit_name(self, e: ir.Name) -> Ty:
         b = self.scope.resolve(e.id)
         if b is None:
             return ANY
         if isinstance(b.node, ir.View):
-            table = self.scope.index.view_table(self.scope.page, b.node)
+            table = self.scope.view_table(b.node)
             return Ty("ref", table=table) if b.kind == "alias" else Ty("view", table=table)
         return from_ir(b.node.type)
 
@@ -63,7 +63,7 @@ class Typer(ir.ExprVisitor[Ty]):
         if obj.kind != "ref":
             return self.error("E203", f"'.{e.field}' needs a row reference, not {describe(obj)}", e,
                               hint="columns are read from a `ref TABLE` value, e.g. a parameter `p: ref products`")
-        table = self.scope.index.tables.get(obj.table or "")
+        table = self.scope.tables.get(obj.table or "")
         if table is None:
             return ANY
         col = next((c for c in table.columns if c.name == e.field), None)
@@ -173,24 +173,15 @@ def accepts(target: Ty, e: ir.Expr, t: Ty) -> bool:
     if target.kind == "ref" and isinstance(e, ir.Lit) and isinstance(e.value, (str, int)) and not isinstance(e.value, bool):
         return True
     if target.kind == "set" and isinstance(e, ir.SetLit) and all(isinstance(i, ir.Lit) for i in e.items):
-        return all(accepts(target.elem or ANY, i, _lit(i.value)) for i in e.items if isinstance(i, ir.Lit))
+        return all(accepts(target.elem or ANY, i, lit_ty(i.value)) for i in e.items if isinstance(i, ir.Lit))
     return compatible(target, t)
 
 
-def _lit(v: ir.Value) -> Ty:
-    if v is None:
-        return NONE
-    if isinstance(v, bool):
-        return BOOL
-    if isinstance(v, int):
-        return INT
-    return NUM if isinstance(v, float) else STR
-
-
-def literal_domain(scope: Scope, t: Ty) -> set[ir.Value] | None:
+def literal_domain(scope: Names, t: Ty) -> set[ir.Value] | None:
     """The values a literal may take to be of type t, when t is a choice or a row reference."""
     if t.kind == "choice":
         return set(t.values)
-    if t.kind == "ref" and t.table in scope.index.tables:
-        return key_values(scope.index.tables[t.table])
+    table = scope.tables.get(t.table or "") if t.kind == "ref" else None
+    if table is not None:
+        return key_values(table)
     return None

@@ -1,10 +1,13 @@
-"""The static types the type checker infers, and how they relate (not a check: shared by the checks)."""
+"""The static types the type checker infers, how they relate, and what it needs to know of the names in scope."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 from fsmc import ir
+from fsmc.types.domains import column_type, lit_type
 
 
 @dataclass(frozen=True)
@@ -24,7 +27,7 @@ class Ty:
 
 
 ANY, BOOL, INT, NUM, STR, NONE = Ty("any"), Ty("bool"), Ty("int"), Ty("num"), Ty("str"), Ty("none")
-_COLUMN = {"bool": BOOL, "int": INT, "num": NUM, "str": STR}
+_NAMED = {"int": INT, "num": NUM, "str": STR}  # the IR's unbounded types of a column or a literal (fsmc.types.domains)
 
 
 def from_ir(t: ir.Type) -> Ty:
@@ -46,7 +49,16 @@ def from_ir(t: ir.Type) -> Ty:
 
 
 def column_ty(col: ir.Column) -> Ty:
-    return Ty("ref", table=col.type[4:]) if col.type.startswith("ref:") else _COLUMN.get(col.type, ANY)
+    return _of_value(column_type(col))
+
+
+def lit_ty(v: ir.Value) -> Ty:
+    return NONE if v is None else _of_value(lit_type(v))
+
+
+def _of_value(t: ir.Type) -> Ty:
+    """The static type of a value of the IR type `t`, as a column or a literal has it."""
+    return _NAMED.get(t.name, ANY) if isinstance(t, ir.NamedType) else from_ir(t)
 
 
 def describe(t: Ty) -> str:
@@ -95,3 +107,24 @@ def elem_of(t: Ty) -> Ty:
 
 def is_number(t: Ty) -> bool:
     return t.kind in ("int", "num", "any")
+
+
+class Meaning(Protocol):
+    """What a name stands for: a parameter, a row alias, a variable, a view or a session variable."""
+
+    @property
+    def kind(self) -> str: ...
+
+    @property
+    def node(self) -> ir.Var | ir.View | ir.Param: ...
+
+
+class Names(Protocol):
+    """What the type checker needs to know where an expression stands (fsmc.checks' Scope is one)."""
+
+    @property
+    def tables(self) -> Mapping[str, ir.Table]: ...
+
+    def resolve(self, name: str) -> Meaning | None: ...
+
+    def view_table(self, view: ir.View) -> str | None: ...

@@ -67,12 +67,12 @@ class ExprCompiler(ir.ExprVisitor[Compiled]):
         if isinstance(ref, ArgRef):
             return f"a[{ref.index}]", ref.type
         if isinstance(ref, RowRef):
-            return "r", ir.RefType(table=ref.table)
+            return "r", ir.RefType.trusted(table=ref.table)
         if isinstance(ref, VarRef):
             return f"s[{ref.slot.index}]", ref.slot.type
         if isinstance(ref, ViewRef):
-            return f"{view_fn(ref.page, ref.view.name)}(s, m)", ir.SetType(
-                elem=ir.RefType(table=self.view_table(scope, ref.view)))
+            return f"{view_fn(ref.page, ref.view.name)}(s, m)", ir.SetType.trusted(
+                elem=ir.RefType.trusted(table=self.view_table(scope, ref.view)))
         raise CompileError(f"unknown name '{node.id}'")
 
     def visit_field(self, node: ir.GetField, scope: Scope) -> Compiled:
@@ -87,7 +87,7 @@ class ExprCompiler(ir.ExprVisitor[Compiled]):
         obj, t = self.expr(node.obj, scope)
         key, _ = self.expr(node.key, scope)
         value_t = t.value if isinstance(t, ir.MapType) else T.ANY
-        return f"_map_get({obj}, {key})", ir.OptionalType(inner=value_t)
+        return f"_map_get({obj}, {key})", ir.OptionalType.trusted(inner=value_t)
 
     def visit_call(self, node: ir.Call, scope: Scope) -> Compiled:
         if node.func in OF_VIEW:
@@ -135,7 +135,7 @@ class ExprCompiler(ir.ExprVisitor[Compiled]):
     def visit_set(self, node: ir.SetLit, scope: Scope) -> Compiled:
         items = [self.expr(i, scope) for i in node.items]
         elem = items[0][1] if items else T.ANY
-        return "(" + "".join(f"{c}, " for c, _ in items) + ")", ir.SetType(elem=elem)
+        return "(" + "".join(f"{c}, " for c, _ in items) + ")", ir.SetType.trusted(elem=elem)
 
 
 def arith_type(lt: ir.Type, rt: ir.Type) -> ir.Type:

@@ -6,16 +6,16 @@ from typing import Any
 
 from fsmc import ir
 
-BOOL = ir.BoolType()
-NUM = ir.NamedType(name="num")  # a number from a data table; never a state domain
-STR = ir.NamedType(name="str")
-INT_ANY = ir.NamedType(name="int")
-ANY = ir.NamedType(name="any")
+BOOL = ir.BoolType.trusted()
+NUM = ir.NamedType.trusted(name="num")  # a number from a data table; never a state domain
+STR = ir.NamedType.trusted(name="str")
+INT_ANY = ir.NamedType.trusted(name="int")
+ANY = ir.NamedType.trusted(name="any")
 
 
 def column_type(col: ir.Column) -> ir.Type:
     if col.type.startswith("ref:"):
-        return ir.RefType(table=col.type[4:])
+        return ir.RefType.trusted(table=col.type[4:])
     simple: dict[str, ir.Type] = {"bool": BOOL, "int": INT_ANY, "num": NUM, "str": STR}
     return simple.get(col.type, ANY)
 

@@ -161,6 +161,8 @@ except SystemExit:
     pass
 late = ("networkx", "numpy", "rich", "lark", "playwright", "fsmc.cli.", "fsmc.codegen", "fsmc.enumerate", "fsmc.replay",
         "fsmc.formats.awm")
+nodes = sys.modules.get("fsmc.ir.nodes")
+print("validators built:", nodes is not None and any(m.__pydantic_complete__ for m in (nodes.Lit, nodes.Spec)))
 print(" ".join(sorted(m for m in sys.modules if m.startswith(late) or m in late)))
 """
 
@@ -169,9 +171,10 @@ print(" ".join(sorted(m for m in sys.modules if m.startswith(late) or m in late)
                                                 (["check", str(MINI)], "fsmc.cli.check fsmc.cli.common fsmc.cli.exits")])
 def test_a_command_imports_only_what_it_needs(argv: list[str], imported: str) -> None:
     """A fast start: `fsmc --version` imports no command; `fsmc check` neither networkx, numpy, rich, lark (the
-    fast parser reads mini.fsm), the AutoWebWorld reader (mini.fsm is no fsm.json) nor any later stage."""
+    fast parser reads mini.fsm), the AutoWebWorld reader (mini.fsm is no fsm.json) nor any later stage; and pydantic
+    builds no validator of the IR's models (the parser's nodes are `trusted`: building them took a third of the start)."""
     done = subprocess.run([sys.executable, "-c", PROBE.format(argv=argv)], capture_output=True, text=True, cwd=ROOT)
-    assert done.stdout.splitlines()[-1] == imported, done.stdout + done.stderr
+    assert done.stdout.splitlines()[-2:] == ["validators built: False", imported], done.stdout + done.stderr
 
 
 WRITERS = ("build", "capture", "convert", "enumerate", "eval", "export", "graph", "import", "propose", "replay",

@@ -28,7 +28,7 @@ def _region(span: ir.Span) -> tuple[Source, int, int] | None:
 def _make(span: ir.Span, source: Source, start: int, end: int) -> ir.Span:
     line, col = source.position(start)
     end_line, end_col = source.position(end)
-    return ir.Span(file=span.file, line=line, col=col, end_line=end_line, end_col=end_col)
+    return ir.Span.trusted(file=span.file, line=line, col=col, end_line=end_line, end_col=end_col)
 
 
 def find(span: ir.Span, pattern: str, nth: int = 0) -> ir.Span:

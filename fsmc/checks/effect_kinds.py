@@ -53,7 +53,7 @@ def _target_type(eff: ir.Effect, t: ir.Type, key: bool = False) -> ir.Type | Non
     if eff.op == "assign":
         if eff.key is None:
             return t
-        return ir.OptionalType(inner=t.value) if isinstance(t, ir.MapType) else None
+        return ir.OptionalType.trusted(inner=t.value) if isinstance(t, ir.MapType) else None
     if eff.op in ("add", "remove"):
         return t.elem if isinstance(t, ir.SetType) else t.key if isinstance(t, ir.MapType) else None
     return None

@@ -89,69 +89,69 @@ class IRBuilder:
     # ---------------------------------------------------------------- literals and names
     @_located
     def int_lit(self, span: ir.Span, c: list[Any]) -> ir.Lit:
-        return ir.Lit(value=int(c[0]), span=span)
+        return ir.Lit.trusted(value=int(c[0]), span=span)
 
     @_located
     def neg_int_lit(self, span: ir.Span, c: list[Any]) -> ir.Lit:
-        return ir.Lit(value=-int(c[0]), span=span)
+        return ir.Lit.trusted(value=-int(c[0]), span=span)
 
     @_located
     def num_lit(self, span: ir.Span, c: list[Any]) -> ir.Lit:
-        return ir.Lit(value=_finite(c[0]), span=span)
+        return ir.Lit.trusted(value=_finite(c[0]), span=span)
 
     @_located
     def neg_num_lit(self, span: ir.Span, c: list[Any]) -> ir.Lit:
-        return ir.Lit(value=-_finite(c[0]), span=span)
+        return ir.Lit.trusted(value=-_finite(c[0]), span=span)
 
     @_located
     def str_lit(self, span: ir.Span, c: list[Any]) -> ir.Lit:
-        return ir.Lit(value=unquote(c[0]), span=span)
+        return ir.Lit.trusted(value=unquote(c[0]), span=span)
 
     @_located
     def true_lit(self, span: ir.Span, c: list[Any]) -> ir.Lit:
-        return ir.Lit(value=True, span=span)
+        return ir.Lit.trusted(value=True, span=span)
 
     @_located
     def false_lit(self, span: ir.Span, c: list[Any]) -> ir.Lit:
-        return ir.Lit(value=False, span=span)
+        return ir.Lit.trusted(value=False, span=span)
 
     @_located
     def none_lit(self, span: ir.Span, c: list[Any]) -> ir.Lit:
-        return ir.Lit(value=None, span=span)
+        return ir.Lit.trusted(value=None, span=span)
 
     # ---------------------------------------------------------------- expressions
     @_located
     def name(self, span: ir.Span, c: list[Any]) -> ir.Name:
-        return ir.Name(id=str(c[0]), span=span)
+        return ir.Name.trusted(id=str(c[0]), span=span)
 
     @_located
     def field(self, span: ir.Span, c: list[Any]) -> ir.GetField:
-        return ir.GetField(obj=c[0], field=str(c[1]), span=span)
+        return ir.GetField.trusted(obj=c[0], field=str(c[1]), span=span)
 
     @_located
     def index(self, span: ir.Span, c: list[Any]) -> ir.Index:
-        return ir.Index(obj=c[0], key=c[1], span=span)
+        return ir.Index.trusted(obj=c[0], key=c[1], span=span)
 
     @_located
     def call(self, span: ir.Span, c: list[Any]) -> ir.Call:
-        return ir.Call(func=str(c[0]), args=tuple(a for a in c[1:] if a is not None), span=span)
+        return ir.Call.trusted(func=str(c[0]), args=tuple(a for a in c[1:] if a is not None), span=span)
 
     @_located
     def set_lit(self, span: ir.Span, c: list[Any]) -> ir.SetLit:
-        return ir.SetLit(items=tuple(a for a in c if a is not None), span=span)
+        return ir.SetLit.trusted(items=tuple(a for a in c if a is not None), span=span)
 
     @_located
     def neg(self, span: ir.Span, c: list[Any]) -> ir.Expr:
         if isinstance(c[0], ir.Lit) and isinstance(c[0].value, (int, float)) and not isinstance(c[0].value, bool):
-            return ir.Lit(value=-c[0].value, span=span)
-        return ir.Unary(op="-", operand=c[0], span=span)
+            return ir.Lit.trusted(value=-c[0].value, span=span)
+        return ir.Unary.trusted(op="-", operand=c[0], span=span)
 
     @_located
     def not_(self, span: ir.Span, c: list[Any]) -> ir.Unary:
-        return ir.Unary(op="not", operand=c[0], span=span)
+        return ir.Unary.trusted(op="not", operand=c[0], span=span)
 
     def _bin(self, op: str, span: ir.Span, left: Any, right: Any) -> ir.Binary:
-        return ir.Binary(op=op, left=left, right=right, span=span)  # type: ignore[arg-type]
+        return ir.Binary.trusted(op=op, left=left, right=right, span=span)  # type: ignore[arg-type]
 
     @_located
     def or_(self, span: ir.Span, c: list[Any]) -> ir.Binary:
@@ -187,55 +187,55 @@ class IRBuilder:
 
     @_located
     def bool_type(self, span: ir.Span, c: list[Any]) -> ir.BoolType:
-        return ir.BoolType(span=span)
+        return ir.BoolType.trusted(span=span)
 
     @_located
     def int_type(self, span: ir.Span, c: list[Any]) -> ir.IntType:
-        return ir.IntType(lo=c[0], hi=c[1], span=span)
+        return ir.IntType.trusted(lo=c[0], hi=c[1], span=span)
 
     @_located
     def named_type(self, span: ir.Span, c: list[Any]) -> ir.NamedType:
-        return ir.NamedType(name=str(c[0]), span=span)
+        return ir.NamedType.trusted(name=str(c[0]), span=span)
 
     @_located
     def ref_type(self, span: ir.Span, c: list[Any]) -> ir.RefType:
-        return ir.RefType(table=str(c[0]), span=span)
+        return ir.RefType.trusted(table=str(c[0]), span=span)
 
     @_located
     def set_type(self, span: ir.Span, c: list[Any]) -> ir.SetType:
-        return ir.SetType(elem=c[0], span=span)
+        return ir.SetType.trusted(elem=c[0], span=span)
 
     @_located
     def map_type(self, span: ir.Span, c: list[Any]) -> ir.MapType:
-        return ir.MapType(key=c[0], value=c[1], span=span)
+        return ir.MapType.trusted(key=c[0], value=c[1], span=span)
 
     @_located
     def choice_type(self, span: ir.Span, c: list[Any]) -> ir.ChoiceType:
-        return ir.ChoiceType(values=tuple(unquote(s) for s in c), span=span)
+        return ir.ChoiceType.trusted(values=tuple(unquote(s) for s in c), span=span)
 
     @_located
     def opt_type(self, span: ir.Span, c: list[Any]) -> ir.OptionalType:
-        return ir.OptionalType(inner=c[0], span=span)
+        return ir.OptionalType.trusted(inner=c[0], span=span)
 
     # ---------------------------------------------------------------- declarations
     @_located
     def var(self, span: ir.Span, c: list[Any]) -> ir.Var:
-        return ir.Var(name=str(c[0]), type=c[1], default=c[2], span=span)
+        return ir.Var.trusted(name=str(c[0]), type=c[1], default=c[2], span=span)
 
     @_located
     def param(self, span: ir.Span, c: list[Any]) -> ir.Param:
-        return ir.Param(name=str(c[0]), type=c[1], span=span)
+        return ir.Param.trusted(name=str(c[0]), type=c[1], span=span)
 
     def params(self, c: list[Any]) -> tuple[ir.Param, ...]:
         return tuple(c)
 
     @_located
     def enum(self, span: ir.Span, c: list[Any]) -> ir.Enum:
-        return ir.Enum(name=str(c[0]), values=tuple(unquote(s) for s in c[1:]), span=span)
+        return ir.Enum.trusted(name=str(c[0]), values=tuple(unquote(s) for s in c[1:]), span=span)
 
     @_located
     def column(self, span: ir.Span, c: list[Any]) -> ir.Column:
-        return ir.Column(name=str(c[0]), type=c[1], span=span)
+        return ir.Column.trusted(name=str(c[0]), type=c[1], span=span)
 
     def coltype(self, c: list[Any]) -> str:
         return str(c[0])
@@ -264,7 +264,7 @@ class IRBuilder:
             source = body[1]
             rows, problems = load_table_rows(self.base_dir / source, tuple(columns), body[2])
             self.problems.extend(problems)
-        return ir.Table(name=str(name), key=str(key), columns=tuple(columns), rows=rows, source=source, span=span)
+        return ir.Table.trusted(name=str(name), key=str(key), columns=tuple(columns), rows=rows, source=source, span=span)
 
     @_located
     def session(self, span: ir.Span, c: list[Any]) -> tuple[str, tuple[ir.Var, ...]]:
@@ -288,7 +288,7 @@ class IRBuilder:
     @_located
     def order_key(self, span: ir.Span, c: list[Any]) -> ir.OrderKey:
         expr, desc, when = c
-        return ir.OrderKey(expr=expr, desc=bool(desc), when=when, span=span)
+        return ir.OrderKey.trusted(expr=expr, desc=bool(desc), when=when, span=span)
 
     @_located
     def view(self, span: ir.Span, c: list[Any]) -> ir.View:
@@ -300,7 +300,7 @@ class IRBuilder:
                 fields["page_var"], fields["page_size"] = value
             else:
                 fields[kind] = value
-        return ir.View(name=str(c[0]), source=str(c[1]), alias=str(c[2]), span=span, **fields)
+        return ir.View.trusted(name=str(c[0]), source=str(c[1]), alias=str(c[2]), span=span, **fields)
 
     # ---------------------------------------------------------------- actions
     @_located
@@ -315,7 +315,7 @@ class IRBuilder:
         return (str(c[0]), c[1])
 
     def _effect(self, op: str, span: ir.Span, var: str, key: Any = None, value: Any = None) -> Clause:
-        return ("effect", ir.Effect(op=op, var=var, key=key, value=value, span=span), span)  # type: ignore[arg-type]
+        return ("effect", ir.Effect.trusted(op=op, var=var, key=key, value=value, span=span), span)  # type: ignore[arg-type]
 
     @_located
     def eff_assign(self, span: ir.Span, c: list[Any]) -> Clause:
@@ -346,7 +346,7 @@ class IRBuilder:
         return self._effect("clear", span, str(c[0]))
 
     def _gui(self, op: str, span: ir.Span, **kw: Any) -> ir.GuiOp:
-        return ir.GuiOp(op=op, span=span, **kw)  # type: ignore[arg-type]
+        return ir.GuiOp.trusted(op=op, span=span, **kw)  # type: ignore[arg-type]
 
     @_located
     def gui_click(self, span: ir.Span, c: list[Any]) -> ir.GuiOp:
@@ -401,14 +401,14 @@ class IRBuilder:
                 fields["gui"] += value
             else:
                 fields["goto"], fields["carry"] = value
-        return ir.Action(
+        return ir.Action.trusted(
             name=str(name), params=params or (), label=unquote(label) if label else None, span=span, **fields
         )
 
     @_located
     def page(self, span: ir.Span, c: list[Any]) -> ir.Page:
         name, title, *items = c
-        return ir.Page(
+        return ir.Page.trusted(
             name=str(name),
             title=unquote(title) if title else None,
             vars=tuple(i for i in items if isinstance(i, ir.Var)),
@@ -439,9 +439,9 @@ class IRBuilder:
             self.problems.append(
                 Diagnostic("E006", f"task '{name}' has no {missing}", span, hint=f"add a `{missing} ...` line")
             )
-            fields.setdefault("goal", ir.Lit(value=True, span=span))
+            fields.setdefault("goal", ir.Lit.trusted(value=True, span=span))
             fields.setdefault("instruction", "")
-        return ir.Task(name=str(name), params=params or (), page=str(page) if page else None, span=span, **fields)
+        return ir.Task.trusted(name=str(name), params=params or (), page=str(page) if page else None, span=span, **fields)
 
     # ---------------------------------------------------------------- properties
     def property_name(self, c: list[Any]) -> str:
@@ -449,7 +449,7 @@ class IRBuilder:
 
     def _property(self, kind: str, span: ir.Span, c: list[Any]) -> ir.Property:
         name, cond, *then = c
-        return ir.Property(kind=kind, name=name, cond=cond, then=then[0] if then else None, span=span)  # type: ignore[arg-type]
+        return ir.Property.trusted(kind=kind, name=name, cond=cond, then=then[0] if then else None, span=span)  # type: ignore[arg-type]
 
     @_located
     def prop_invariant(self, span: ir.Span, c: list[Any]) -> ir.Property:
@@ -470,7 +470,7 @@ class IRBuilder:
     # ---------------------------------------------------------------- backend
     @_located
     def backend(self, span: ir.Span, c: list[Any]) -> ir.Backend:
-        return ir.Backend(kind=str(c[0]), source=unquote(c[1]), span=span)
+        return ir.Backend.trusted(kind=str(c[0]), source=unquote(c[1]), span=span)
 
     # ---------------------------------------------------------------- site
     @_located
@@ -498,7 +498,7 @@ class IRBuilder:
                 Diagnostic("E007", f"site '{c[0]}' names no entry page", span, hint="add `entry <page>` to the site")
             )
             fields["entry"] = ""
-        return ir.Site(name=str(c[0]), span=span, **fields)
+        return ir.Site.trusted(name=str(c[0]), span=span, **fields)
 
     @_located
     def start(self, span: ir.Span, items: list[Any]) -> ir.Spec:
@@ -511,7 +511,7 @@ class IRBuilder:
         for i in items:
             if isinstance(i, tuple) and i[0] == "session":
                 session += i[1]
-        return ir.Spec(
+        return ir.Spec.trusted(
             site=sites[0],
             enums=tuple(i for i in items if isinstance(i, ir.Enum)),
             tables=tuple(i for i in items if isinstance(i, ir.Table)),
@@ -520,17 +520,17 @@ class IRBuilder:
             tasks=tuple(i for i in items if isinstance(i, ir.Task)),
             properties=tuple(i for i in items if isinstance(i, ir.Property)),
             backends=tuple(i for i in items if isinstance(i, ir.Backend)),
-            span=ir.Span(file=self.file, line=1, col=1),
+            span=ir.Span.trusted(file=self.file, line=1, col=1),
         )
 
     def _sites(self, items: list[Any]) -> list[ir.Site]:
         sites = [i for i in items if isinstance(i, ir.Site)]
         if not sites:
             self.problems.append(
-                Diagnostic("E007", "the spec has no `site { ... }` block", ir.Span(file=self.file, line=1, col=1),
+                Diagnostic("E007", "the spec has no `site { ... }` block", ir.Span.trusted(file=self.file, line=1, col=1),
                            hint='start the spec with `site NAME { entry PAGE }`')
             )
-            sites = [ir.Site(name="site", entry="")]
+            sites = [ir.Site.trusted(name="site", entry="")]
         for extra in sites[1:]:
             self.problems.append(
                 Diagnostic("E008", "a spec has exactly one `site` block", extra.span,

@@ -19,8 +19,8 @@ from fsmc.frontend.syntax_errors import syntax_diagnostic
 
 def _span(meta: Any, file: str) -> ir.Span:
     if getattr(meta, "empty", True):
-        return ir.Span(file=file)
-    return ir.Span(file=file, line=meta.line, col=meta.column, end_line=meta.end_line, end_col=meta.end_column)
+        return ir.Span.trusted(file=file)
+    return ir.Span.trusted(file=file, line=meta.line, col=meta.column, end_line=meta.end_line, end_col=meta.end_column)
 
 
 class ToIR(Transformer[Token, Any]):

@@ -28,7 +28,7 @@ def refuse_long_text(text: str, file: str) -> None:
     if len(text) > MAX_FSM_CHARS:
         raise SpecError([Diagnostic(
             "E002", f"a .fsm spec of {len(text):,} characters; fsmc reads at most {MAX_FSM_CHARS:,}",
-            ir.Span(file=file, line=1, col=1),
+            ir.Span.trusted(file=file, line=1, col=1),
             hint='keep large data in table files: `table T(...) key id = load "rows.json"`')])
 
 
@@ -38,7 +38,7 @@ def check_nesting(spec: ir.Spec, file: str) -> ir.Spec:
     while stack:
         node, depth = stack.pop()
         if depth > MAX_NESTING:
-            span = node.span if node.span.line else ir.Span(file=file, line=1, col=1)
+            span = node.span if node.span.line else ir.Span.trusted(file=file, line=1, col=1)
             raise SpecError([Diagnostic("E004", f"an expression or type is nested more than {MAX_NESTING} levels deep",
                                         span, hint="split it, e.g. into several `require` lines or a view")])
         for value in node.__dict__.values():
@@ -59,7 +59,7 @@ def refuse_deep_brackets(text: str, file: str) -> None:
             if depth > MAX_BRACKETS:
                 line = text.count("\n", 0, m.start()) + 1
                 col = m.start() - text.rfind("\n", 0, m.start())
-                span = ir.Span(file=file, line=line, col=col, end_line=line, end_col=col + 1)
+                span = ir.Span.trusted(file=file, line=line, col=col, end_line=line, end_col=col + 1)
                 raise SpecError([Diagnostic("E004", f"brackets are nested more than {MAX_BRACKETS} levels deep", span,
                                             hint="split the expression")])
         elif c in _CLOSE:
@@ -68,5 +68,5 @@ def refuse_deep_brackets(text: str, file: str) -> None:
 
 def too_deep(file: str) -> SpecError:
     """E004 for a text that Python's recursion limit stopped while parsing or building it."""
-    return SpecError([Diagnostic("E004", "the spec is nested too deeply to parse", ir.Span(file=file, line=1, col=1),
+    return SpecError([Diagnostic("E004", "the spec is nested too deeply to parse", ir.Span.trusted(file=file, line=1, col=1),
                                  hint="split deeply nested expressions")])

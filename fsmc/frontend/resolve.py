@@ -18,7 +18,7 @@ def _type(node: Any, enums: dict[str, ir.Enum]) -> Any:
     """The type with every enum name in it replaced (the same object when nothing changes)."""
     if isinstance(node, ir.NamedType) and node.name in enums:
         e = enums[node.name]
-        return ir.ChoiceType(values=e.values, name=e.name, span=node.span)
+        return ir.ChoiceType.trusted(values=e.values, name=e.name, span=node.span)
     changes = {f: new for f in type(node).model_fields
                if isinstance(old := getattr(node, f), BaseModel) and (new := _type(old, enums)) is not old}
     return node.model_copy(update=changes) if changes else node

@@ -24,7 +24,7 @@ _EFFECT_OPS = frozenset((":=", "+=", "-="))
 
 def token_span(tok: Token, file: str) -> ir.Span:
     """The span of one lark token."""
-    return ir.Span(
+    return ir.Span.trusted(
         file=file, line=tok.line or 0, col=tok.column or 0, end_line=tok.end_line or 0, end_col=tok.end_column or 0
     )
 
@@ -48,7 +48,7 @@ def _declaration(word: str, text: str, file: str) -> tuple[str, ir.Span] | None:
     start, kind = min(found)
     line = text.count("\n", 0, start) + 1
     col = start - text.rfind("\n", 0, start)
-    return kind, ir.Span(file=file, line=line, col=col, end_line=line, end_col=col + len(word))
+    return kind, ir.Span.trusted(file=file, line=line, col=col, end_line=line, end_col=col + len(word))
 
 
 def _keyword_as_name(err: UnexpectedToken, text: str, file: str) -> tuple[str, tuple[tuple[ir.Span, str], ...]] | None:
@@ -89,7 +89,7 @@ def _unexpected_token(err: UnexpectedToken, span: ir.Span, file: str, text: str)
 def syntax_diagnostic(err: UnexpectedInput, file: str, text: str = "") -> Diagnostic:
     """The E001 diagnostic of a syntax error lark found in `text`, at the offending token or character."""
     line, col = max(err.line, 1), max(err.column, 1)
-    span = ir.Span(file=file, line=line, col=col, end_line=line, end_col=col + 1)
+    span = ir.Span.trusted(file=file, line=line, col=col, end_line=line, end_col=col + 1)
     if isinstance(err, UnexpectedToken):
         return _unexpected_token(err, span, file, text)
     if isinstance(err, UnexpectedCharacters):

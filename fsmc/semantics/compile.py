@@ -61,12 +61,12 @@ class ExprCompiler(ir.ExprVisitor[Compiled]):
         if isinstance(ref, ArgRef):
             return f"a[{ref.index}]", ref.type
         if isinstance(ref, RowRef):
-            return "r", ir.RefType(table=ref.table)
+            return "r", ir.RefType.trusted(table=ref.table)
         if isinstance(ref, VarRef):
             return f"s[{ref.slot.index}]", ref.slot.type
         if isinstance(ref, ViewRef):
-            return f"{view_fn(ref.page, ref.view.name)}(s, m)", ir.SetType(
-                elem=ir.RefType(table=self.view_table(scope, ref.view)))
+            return f"{view_fn(ref.page, ref.view.name)}(s, m)", ir.SetType.trusted(
+                elem=ir.RefType.trusted(table=self.view_table(scope, ref.view)))
         raise CompileError(f"unknown name '{node.id}'")
 
     def visit_field(self, node: ir.GetField, scope: Scope) -> Compiled:

@@ -27,7 +27,7 @@ ENDS = {"first": 0, "last": -1}  # a row or member by its position, or none
 def result_type(func: str, arg: ir.Type) -> ir.Type:
     """The type of `func(x)` for an `x` of type `arg`, as the semantics and the emitters type it."""
     if func in ENDS:
-        return ir.OptionalType(inner=arg.elem if isinstance(arg, ir.SetType) else T.ANY)
+        return ir.OptionalType.trusted(inner=arg.elem if isinstance(arg, ir.SetType) else T.ANY)
     return T.INT_ANY
 
 

@@ -7,16 +7,16 @@ from typing import Any
 
 from fsmc import ir
 
-BOOL = ir.BoolType()
-NUM = ir.NamedType(name="num")  # a number from a data table; never a state domain
-STR = ir.NamedType(name="str")
-INT_ANY = ir.NamedType(name="int")
-ANY = ir.NamedType(name="any")
+BOOL = ir.BoolType.trusted()
+NUM = ir.NamedType.trusted(name="num")  # a number from a data table; never a state domain
+STR = ir.NamedType.trusted(name="str")
+INT_ANY = ir.NamedType.trusted(name="int")
+ANY = ir.NamedType.trusted(name="any")
 
 
 def column_type(col: ir.Column) -> ir.Type:
     if col.type.startswith("ref:"):
-        return ir.RefType(table=col.type[4:])
+        return ir.RefType.trusted(table=col.type[4:])
     simple: dict[str, ir.Type] = {"bool": BOOL, "int": INT_ANY, "num": NUM, "str": STR}
     return simple.get(col.type, ANY)
 
@@ -38,12 +38,12 @@ def arith_type(lt: ir.Type, rt: ir.Type) -> ir.Type:
 
 def index_type(t: ir.Type) -> ir.Type:
     """The type of `m[k]` for an `m` of type t: the map's value, or none for a key it does not hold."""
-    return ir.OptionalType(inner=t.value if isinstance(t, ir.MapType) else ANY)
+    return ir.OptionalType.trusted(inner=t.value if isinstance(t, ir.MapType) else ANY)
 
 
 def set_type(items: list[ir.Type]) -> ir.Type:
     """The type of a set literal whose items have these types: its first item's, as the set's members."""
-    return ir.SetType(elem=items[0] if items else ANY)
+    return ir.SetType.trusted(elem=items[0] if items else ANY)
 
 
 def domain_values(t: ir.Type, spec: ir.Spec) -> tuple[Any, ...]:

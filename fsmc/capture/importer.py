@@ -39,7 +39,7 @@ from fsmc import ir
 from fsmc.archive.folder import CaptureError
 from fsmc.atomic import write_atomic
 from fsmc.backends.extractors import EXTRACT_FILE
-from fsmc.capture.moves import Candidate, Move, form_candidates, link_candidates
+from fsmc.capture.moves import Candidate, Move, declare_once, form_candidates, link_candidates, shared_navigation
 from fsmc.capture.sitemap import Capture, Instance, Template, identifier, read_capture, templates
 
 Value = str | None
@@ -195,17 +195,31 @@ def _query(instance: Instance) -> list[tuple[str, str]]:
 
 def _tasks(t: Template, entry: bool, reached: set[Instance], taken: set[str]) -> list[ir.Task]:
     """Reach the page; for a slotted page, each of its slot values reached; for a query page, each query reached."""
-    title = json.dumps(t.title or t.name)
+    title = _quoted(t.title or t.name)
     tasks = []
     if t.var is None and not entry:
         tasks.append(ir.Task(name=identifier(["reach", t.name], taken), page=t.name, goal=ir.Lit(value=True),
                              instruction=f"Open the page {title}."))
     var, mine = t.var, [i for i in t.instances.values() if i in reached]
     if var is not None:
-        slots = {i.slot for i in mine}
+        own = {i.slot: i for i in sorted(mine, key=lambda i: _query(i) != [], reverse=True)}  # without a query last
         tasks += [ir.Task(name=identifier(["reach", t.name, v], taken), page=t.name, goal=_is(var, v),
-                          instruction=f"Open the page {title} of {v}.") for v in t.values(var) if v in slots]
+                          instruction=_open(own[v], f" of {v}")) for v in t.values(var) if v in own]
     return tasks + [_query_task(i, taken) for i in mine if _query(i)]
+
+
+def _open(instance: Instance, which: str) -> str:
+    """Open a page by its own title where no other state of its page has that title, else by the title and `which`
+    state it is."""
+    t, title = instance.template, instance.title
+    states = {tuple(i.state().items()) for i in t.instances.values() if i.title == title}
+    if title and len(states) == 1:
+        return f"Open the page {_quoted(title)}."
+    return f"Open the page {_quoted(title or t.title or t.name)}{which}."
+
+
+def _quoted(title: str) -> str:
+    return json.dumps(title, ensure_ascii=False)
 
 
 def _query_task(instance: Instance, taken: set[str]) -> ir.Task:
@@ -214,11 +228,9 @@ def _query_task(instance: Instance, taken: set[str]) -> ir.Task:
     t, query, var = instance.template, _query(instance), instance.template.var
     at = [(var, instance.slot)] if var is not None and instance.slot is not None else []
     goal = _all("and", [_is(name, v) for name, v in at] + [_is(t.params[k], v) for k, v in query])
-    title = instance.title or t.title or t.name
-    shown = "" if title != t.title else " with " + ", ".join(f"{k} = {v}" for k, v in query)
     words = [t.name, *(v for _, v in at), *(w for kv in query for w in kv)]
     return ir.Task(name=identifier(["reach", *words], taken), page=t.name, goal=goal,
-                   instruction=f"Open the page {json.dumps(title)}{shown}.")
+                   instruction=_open(instance, " with " + ", ".join(f"{k} = {v}" for k, v in query)))
 
 
 def _reachable(start: Instance, found: dict[str, list[Candidate]]) -> set[Instance]:
@@ -305,9 +317,10 @@ def draft(capture: Capture, backend: str) -> Draft:
         raise CaptureError(f"{capture.start}: the start page gives a query parameter twice: nothing to start the "
                            "draft from", unreadable=True)
     every = list(dict.fromkeys(of.values()))
-    found = {t.name: _statable(t, link_candidates(t, of, capture) + form_candidates(t, of, capture, notes), notes)
-             for t in every}
     entry = of[capture.start]
+    links = {t.name: link_candidates(t, of, capture) for t in every}
+    declare_once(links, entry.name, shared_navigation(of, capture), notes)
+    found = {t.name: _statable(t, links[t.name] + form_candidates(t, of, capture, notes), notes) for t in every}
     reached = _reachable(entry.instances[capture.start], found)
     keep = {i.template.name for i in reached}
     kept = [t for t in every if t.name in keep]

@@ -3,11 +3,13 @@
 A location is a path and its query (`/zoo/animals?_sort=name`), as the browser's address bar shows it within the
 origin. Locations that differ only in id-like path segments share a template (`/zoo/animals/{id}`): one page of the
 draft. A template's state is its slot (the id-like segment) and the query parameters whose values differ across its
-locations (absent counts as a value); every captured location is one state of its template.
+locations (absent counts as a value), except those of volatile value (`Rules.volatile`: a time in the query, a
+nonce), which change from run to run and name no state; every captured location is one state of its template.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +18,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 from fsmc.archive.folder import CaptureError, CaptureFolder
 from fsmc.archive.routes import Recording
+from fsmc.archive.rules import Rules, load_rules
 from fsmc.capture.dom import PageHtml, read_page
 from fsmc.frontend.keywords import RESERVED
 
@@ -48,6 +51,7 @@ class Capture:
     html: dict[str, str]
     served: dict[str, str] = field(default_factory=dict)
     navigations: set[tuple[str, str]] = field(default_factory=set)
+    rules: Rules = field(default_factory=load_rules)  # what in a URL is volatile
 
 
 def _flow_navigations(flows: list[dict[str, Any]], origin: str) -> set[tuple[str, str]]:
@@ -111,7 +115,7 @@ def read_capture(path: Path) -> Capture:
     if start not in html:
         raise CaptureError(f"{path}: its start page {folder.manifest['start']} is not a captured HTML page: nothing "
                            "to start the draft from", unreadable=True)
-    return Capture(path.resolve().name, folder.origin, start, html, served, navigations)
+    return Capture(path.resolve().name, folder.origin, start, html, served, navigations, folder.rules)
 
 
 def identifier(words: list[str], taken: set[str], limit: int = 48) -> str:
@@ -189,7 +193,16 @@ class Template:
 
     @property
     def title(self) -> str:
-        return next((i.title for i in self.instances.values() if i.title), "")
+        """What every instance's title says: the whole title where they share it, else the words they all start and
+        end with around `…` (`… – My Project`; each instance names its own item), else nothing."""
+        titles = list(dict.fromkeys(i.title for i in self.instances.values() if i.title))
+        if len(titles) <= 1:
+            return titles[0] if titles else ""
+        words = [t.split() for t in titles]
+        head = len(os.path.commonprefix(words))
+        tail = len(os.path.commonprefix([w[head:][::-1] for w in words]))
+        shared = [*words[0][:head], "…", *words[0][len(words[0]) - tail:]] if head or tail else []
+        return " ".join(shared) if any(c.isalnum() for w in shared for c in w) else ""
 
     def values(self, var: str) -> tuple[str, ...]:
         """The values a variable of this template is seen with (absent aside), ids in numeric order."""
@@ -200,10 +213,12 @@ class Template:
         return ([self.var] if self.var else []) + list(self.params.values())
 
 
-def _varying(instances: list[Instance]) -> list[str]:
-    """The query parameters whose values (absent counting as one) are not the same on every instance."""
+def _varying(instances: list[Instance], rules: Rules) -> list[str]:
+    """The query parameters whose values (absent counting as one) are not the same on every instance, none of them
+    volatile."""
     names = sorted({k for i in instances for k in i.query})
-    return [k for k in names if len({i.query.get(k) for i in instances}) > 1]
+    return [k for k in names if len({i.query.get(k) for i in instances}) > 1
+            and not any(rules.volatile(k, i.query[k]) for i in instances if k in i.query)]
 
 
 def templates(capture: Capture, notes: list[str]) -> dict[str, Template]:
@@ -225,7 +240,7 @@ def templates(capture: Capture, notes: list[str]) -> dict[str, Template]:
         of[loc] = t
     for t in by_pattern.values():
         names = {t.var} if t.var else set()
-        t.params = {k: identifier([t.name, k], names) for k in _varying(list(t.instances.values()))}
+        t.params = {k: identifier([t.name, k], names) for k in _varying(list(t.instances.values()), capture.rules)}
     return of
 
 

@@ -8,11 +8,16 @@ The captured locations are clustered into URL templates (`fsmc.capture.sitemap`)
 segment becomes a slot (`/zoo/animals/{id}`), one page of the spec per template. Its state: the slot, a variable
 whose domain is the values captured, read off the URL (`url:path/2`), and each query parameter whose values differ
 across the template's captured locations (a query page such as `/zoo/animals?_sort=name`), an optional variable
-over the values seen (`none`: absent), read by `url:param/_sort`. Every captured location is one state.
+over the values seen (`none`: absent), read by `url:param/_sort`; never one of volatile value (a time in the query,
+a nonce: `Rules.volatile`). Every captured location is one state. A page's title is what its locations' titles
+share; the task to reach one of them names it by its own title (`#2 (Screen flickers) – Tracker`).
 
-Actions come from the moves the capture shows (`fsmc.capture.moves`): a link shown and unique on a location, to
-another captured location, is a navigation action clicking `a[href="..."]` (an attribute of the link, never its
-position); the links to one template's instances make one action with a parameter over the values seen. A GET form
+Actions come from the moves the capture shows (`fsmc.capture.moves`): a link shown on a location, to another
+captured location, is a navigation action clicking `a[href="..."]` (an attribute of the link, never its position;
+of several links with one href, as a row that links to its item by number and by title, the first one that the
+nearest class around it tells apart: `td.ticket a[href="..."]`); the links to one template's instances make one
+action with a parameter over the values seen. Links on nearly every page (a menu, a breadcrumb's root: shared
+navigation) are an action of one page alone, the nearest to the entry that shows them, and noted. A GET form
 that a flow submitted (`fsmc capture --flows`) is an action that types and selects the fields the flows changed
 (parameters over the values submitted, literals where they never vary) and clicks its submit button (or presses
 Enter in its one text input); one per set of fields its submissions change where one action cannot state where they

@@ -115,7 +115,7 @@ def read_capture(path: Path) -> Capture:
     if start not in html:
         raise CaptureError(f"{path}: its start page {folder.manifest['start']} is not a captured HTML page: nothing "
                            "to start the draft from", unreadable=True)
-    return Capture(path.resolve().name, folder.origin, start, html, served, navigations, folder.rules)
+    return Capture(path.resolve().name, folder.origin, start, html, served, navigations, rules=folder.rules)
 
 
 def identifier(words: list[str], taken: set[str], limit: int = 48) -> str:

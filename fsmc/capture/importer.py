@@ -60,6 +60,10 @@ def _type(t: Template, var: str) -> ir.Type:
 
 
 def _default(t: Template, var: str) -> Value:
+    """The start page's own state on the entry page (a start with a query: a report, a ticket query); elsewhere the
+    first slot value, and no query."""
+    if t.start is not None:
+        return t.start.state()[var]
     return t.values(var)[0] if var == t.var else None
 
 
@@ -210,7 +214,7 @@ def _tasks(t: Template, entry: bool, reached: set[Instance], taken: set[str]) ->
         own = {i.slot: i for i in sorted(mine, key=lambda i: _query(i) != [], reverse=True)}  # without a query last
         tasks += [ir.Task(name=identifier(["reach", t.name, v], taken), page=t.name, goal=_is(var, v),
                           instruction=_open(own[v], f" of {v}")) for v in t.values(var) if v in own]
-    return tasks + [_query_task(i, taken) for i in mine if _query(i)]
+    return tasks + [_query_task(i, taken) for i in mine if _query(i) and i is not t.start]  # the start: no task
 
 
 def _open(instance: Instance, which: str) -> str:

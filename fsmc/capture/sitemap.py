@@ -178,6 +178,7 @@ class Template:
     name: str = ""
     instances: dict[str, Instance] = field(default_factory=dict)  # location → instance
     params: dict[str, str] = field(default_factory=dict)  # the varying query parameters → their variables
+    start: Instance | None = None  # the capture's start, where it is one of this template's locations
 
     @property
     def var(self) -> str | None:
@@ -237,6 +238,7 @@ def templates(capture: Capture, notes: list[str]) -> dict[str, Template]:
         if t is None:
             t = by_pattern[pattern] = Template(pattern, identifier([s or "item" for s in pattern], taken))
         t.instances[loc] = Instance(loc, values[0] if values else None, dict(pairs), read_page(capture.html[loc]), t)
+        t.start = t.instances[loc] if loc == capture.start else t.start
         of[loc] = t
     for t in by_pattern.values():
         names = {t.var} if t.var else set()

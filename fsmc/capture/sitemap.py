@@ -194,11 +194,15 @@ class Template:
 
     @property
     def title(self) -> str:
-        """What every instance's title says: the whole title where they share it, else the words they all start and
-        end with around `…` (`… – My Project`; each instance names its own item), else nothing."""
+        """What every instance's title says: the whole title where they share it; a page without a slot, the title of
+        its location without a query (the others are its sorts and filters); else the words all titles start and end
+        with around `…` (`… – My Project`; each instance names its own item), else nothing."""
         titles = list(dict.fromkeys(i.title for i in self.instances.values() if i.title))
+        plain = [i.title for i in self.instances.values() if i.title and not i.query]
         if len(titles) <= 1:
             return titles[0] if titles else ""
+        if self.var is None and plain:
+            return plain[0]
         words = [t.split() for t in titles]
         head = len(os.path.commonprefix(words))
         tail = len(os.path.commonprefix([w[head:][::-1] for w in words]))

@@ -269,7 +269,8 @@ def imported(name: str, work: Path, start: Any) -> dict[str, Any]:
             or fsmc(["replay", f"out/{name}", "-o", f"data/{name}"])
     finally:
         os.chdir(here)
-    report = json.loads((work / "data" / name / "report.json").read_text()) if code == 0 else {}
+    done = work / "data" / name / "report.json"  # replay exits 1 when it rejects a trajectory: its report counts
+    report = json.loads(done.read_text()) if done.is_file() else {"enumerate_or_replay_failed": code}
     checks = [check(work / "captures" / name) for _ in range(3)]
     return {"name": name, "captured": len(paths), "docs": sum(map(documentation, paths)), "capture_s": capture_s,
             "pages": len(made.spec.pages), "actions": actions, "app": application_share(made.spec, pattern),
@@ -278,10 +279,12 @@ def imported(name: str, work: Path, start: Any) -> dict[str, Any]:
             "same_pages": len({tuple(p.url for p in c.pages if not p.same_view) for c in checks}) == 1}
 
 
-def print_apps() -> None:
-    apps = (("datasette", _datasette_app), ("django_admin", _django_app), ("trac", _trac_app))
+APPS = {"datasette": _datasette_app, "django_admin": _django_app, "trac": _trac_app}
+
+
+def print_apps(names: list[str]) -> None:
     rows = []
-    for name, start in apps:
+    for name, start in ((n, APPS[n]) for n in names):
         rows.append(imported(name, Path(tempfile.mkdtemp(prefix=f"fsmc-bench-{name}-")), start))
         print(f"{name}: {rows[-1]}", flush=True)
     print(f"\napplications captured, imported, replayed offline and checked three times; load average "
@@ -314,9 +317,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--resets", type=int, default=50, help="resets of the cloned application")
     parser.add_argument("--only", choices=("captured", "cloned", "apps"), help="one part of the benchmark")
+    parser.add_argument("--app", action="append", choices=sorted(APPS), help="with --only apps: this one (repeatable)")
     args = parser.parse_args()
     if args.only == "apps":
-        print_apps()
+        print_apps(args.app or list(APPS))
         return
     if args.only != "captured":
         print_cloned(args.resets)

@@ -24,7 +24,7 @@ class Link:
     href: str  # as written in the page
     text: str = ""
     hidden: bool = False  # in a closed <details> (outside its <summary>), a `hidden` or `display:none` element
-    scopes: tuple[str, ...] = ()  # the classes of the elements around it, nearest first, as CSS: `td.ticket`
+    scopes: tuple[str, ...] = ()  # the elements around it, nearest first, as CSS: each class (`td.ticket`), its tag
 
 
 @dataclass(eq=False)
@@ -121,7 +121,7 @@ class PageHtml(HTMLParser):
         self.fields: list[Field] = []  # every control of the page, in or out of a form
         self.title = ""
         self._stack: list[tuple[str, bool]] = []  # open elements: tag, hides its content
-        self._scopes: list[tuple[str, ...]] = []  # beside each open element: its classes as CSS (`td.ticket`)
+        self._scopes: list[tuple[str, ...]] = []  # beside each open element: its classes as CSS (`td.ticket`), its tag
         self._open: Link | None = None
         self._text: Field | None = None  # the textarea, button or select whose text is being read
         self._form: int | None = None
@@ -145,7 +145,7 @@ class PageHtml(HTMLParser):
         hides = "hidden" in a or "display:none" in style or tag == "template" or (tag == "details" and "open" not in a)
         if tag not in _VOID:
             self._stack.append((tag, hides))
-            self._scopes.append(tuple(f"{tag}.{c}" for c in a.get("class", "").split() if _CLASS.match(c)))
+            self._scopes.append((*(f"{tag}.{c}" for c in a.get("class", "").split() if _CLASS.match(c)), tag))
         self._in_title = self._in_title or tag == "title"
         if tag == "a" and a.get("href"):
             self._open = Link(a["href"], hidden=self._hidden(),

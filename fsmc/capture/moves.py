@@ -62,8 +62,9 @@ def _plain(text: str) -> bool:
 
 def _scope(page: PageHtml, link: Link) -> str | None:
     """What selects this link alone among the page's links with its href (hidden ones count: the selector would match
-    them too): nothing where it is the only one, else the nearest class around it that no other has (`td.ticket`, of
-    a row that links to its item twice); None where it is hidden or nothing tells it apart."""
+    them too): nothing where it is the only one, else the nearest class or tag around it that no other has
+    (`td.ticket`, of a row that links to its item twice; `th`, of Django's model name beside its Change link); None
+    where it is hidden or nothing tells it apart."""
     same = [other for other in page.links if other.href == link.href]
     if link.hidden:
         return None

@@ -190,7 +190,8 @@ class Template:
 
     @property
     def regex(self) -> str:
-        return "^/" + "/".join("[^/]+" if s is None else re.escape(s) for s in self.pattern) + "$"
+        body = "/".join("[^/]+" if s is None else re.escape(s) for s in self.pattern)
+        return f"^/{body}/?$" if body else "^/$"  # a path may end with a slash (Django's do)
 
     @property
     def title(self) -> str:

@@ -23,8 +23,8 @@ capture checked three times (`fsmc capture --check`): datasette over the example
 the Django admin of specs/todo.fsm (from its login page; flows log in and open its lists), and Trac 1.6 (PyPI
 `Trac`, specs/apps/tracker/.venv) with three tickets, from its home page to depth 2 with 40 pages, as the issue that
 asked for the figures did. Per application: the pages captured (of them bundled documentation), the draft's pages and
-actions, the share of application actions (neither on nor to a documentation page, and not repeating an action of
-another page: the same click leading to the same page), trajectories kept offline, and each check's fidelity, with
+actions, the share of application actions (neither on nor to a documentation page, and not navigation repeated on
+more than half the draft's pages: the same click leading to the same page), trajectories kept offline, and each check's fidelity, with
 whether the three checks failed on the same pages.
 
 Reset of a cloned application: the Django todo admin of specs/todo.fsm started by `ClonedApp`; before each
@@ -47,6 +47,7 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections import Counter
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -230,25 +231,26 @@ def _trac_app(work: Path) -> tuple[str, Options, Any]:
 
 
 def application_share(spec: Any, of_page: dict[str, str]) -> int:
-    """The draft's application actions: neither on nor to a documentation page, nor repeating an action of another
-    page (the same click, leading to the same page)."""
-    from fsmc.capture.crawl import documentation
+    """The draft's application actions: neither on nor to a documentation page, nor a repeat of navigation declared on
+    more than half the draft's pages (the same click leading to the same page: a menu declared on every page)."""
+    from fsmc.capture.sitemap import documentation
 
     doc = {name for name, path in of_page.items() if documentation(path)}
-    seen: dict[tuple[Any, ...], str] = {}
+    pages = Counter((a.gui, a.goto) for p in spec.pages for a in p.actions)
+    seen: set[tuple[Any, ...]] = set()
     count = 0
     for page in spec.pages:
-        for action in page.actions:
-            key = (action.gui, action.goto)
-            repeated = seen.setdefault(key, page.name) != page.name
-            count += not (repeated or page.name in doc or action.goto in doc)
+        for a in page.actions:
+            repeated = (a.gui, a.goto) in seen and pages[a.gui, a.goto] > len(spec.pages) / 2
+            seen.add((a.gui, a.goto))
+            count += not (repeated or page.name in doc or a.goto in doc)
     return count
 
 
 def imported(name: str, work: Path, start: Any) -> dict[str, Any]:
     """Capture, import, enumerate, replay offline and check three times one application; its figures."""
-    from fsmc.capture.crawl import documentation
     from fsmc.capture.importer import import_capture
+    from fsmc.capture.sitemap import documentation
     from fsmc.cli import main as fsmc
 
     url, options, stop = start(work)

@@ -15,8 +15,8 @@ import pytest
 from trac_site import PYTHON, Trac
 
 from fsmc.capture import Options, capture
-from fsmc.capture.crawl import documentation
 from fsmc.capture.importer import import_capture
+from fsmc.capture.sitemap import documentation
 
 START = "query?status=!closed&col=summary&order=id"  # the tickets, by number and summary
 

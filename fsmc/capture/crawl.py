@@ -8,11 +8,12 @@ the query), so neither makes a page new. Links that turn out not to be HTML (JSO
 recorded in the archive but are not pages.
 
 The budget goes to the application before its bundled documentation: a page whose path has a segment
-naming documentation (`documentation`: help, doc(s), wiki, guide, manual, faq, tutorial, handbook, as a
+naming documentation (`sitemap.documentation`: help, doc(s), wiki, guide, manual, faq, tutorial, handbook, as a
 segment or a word of one, such as Trac's `/wiki/TracGuide`) is captured only once every application
 page within the depth is, nearest first, and the links on it are not followed: documentation links to
-more documentation, not to the application. A capture that starts in documentation treats none as such. Flows (`fsmc.capture.flows`)
-are acted out after the crawl in the same context, their views kept after every operation.
+more documentation, not to the application. A capture that starts in documentation treats none as such.
+Flows (`fsmc.capture.flows`) are acted out after the crawl in the same context, their views kept after
+every operation.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import asyncio
 import hashlib
 import heapq
 import json
-import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,10 +41,9 @@ from fsmc.backends.captured import PageEpisode
 from fsmc.backends.protocol import PNG, EpisodeFailure
 from fsmc.browser import VIEWPORT, Chromium, Sink
 from fsmc.capture.flows import Flow, act_out, load_flows
+from fsmc.capture.sitemap import documentation
 
 LOAD_TIMEOUT_MS = 30_000
-_DOC_WORDS = frozenset(("help", "doc", "docs", "documentation", "wiki", "guide", "manual", "faq", "tutorial",
-                        "handbook"))
 LINKS_JS = "() => [...document.querySelectorAll('a[href]')].map((a) => [a.getAttribute('href'), a.href])"
 
 
@@ -70,12 +69,6 @@ class Target:
     url: str
     parent: str | None = None
     href: str | None = None
-
-
-def documentation(path: str) -> bool:
-    """A path in bundled documentation: a segment, or a word of one (`TracGuide`, `user-manual`), names it."""
-    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", path)
-    return any(w.lower() in _DOC_WORDS for w in words)
 
 
 def page_key(rules: Rules, url: str) -> str:

@@ -17,7 +17,9 @@ captured location, is a navigation action clicking `a[href="..."]` (an attribute
 of several links with one href, as a row that links to its item by number and by title, the first one that the
 nearest class around it tells apart: `td.ticket a[href="..."]`); the links to one template's instances make one
 action with a parameter over the values seen. Links on nearly every page (a menu, a breadcrumb's root: shared
-navigation) are an action of one page alone, the nearest to the entry that shows them, and noted. A GET form
+navigation) are an action of one page alone, the nearest to the entry that shows them, and noted. Bundled
+documentation (`sitemap.documentation`, as the crawl tells it) is where the application's links lead, not a site of
+its own: the links on its pages are no actions, as the crawl does not follow them. A GET form
 that a flow submitted (`fsmc capture --flows`) is an action that types and selects the fields the flows changed
 (parameters over the values submitted, literals where they never vary) and clicks its submit button (or presses
 Enter in its one text input); one per set of fields its submissions change where one action cannot state where they
@@ -45,7 +47,7 @@ from fsmc.archive.folder import CaptureError
 from fsmc.atomic import write_atomic
 from fsmc.backends.extractors import EXTRACT_FILE
 from fsmc.capture.moves import Candidate, Move, declare_once, form_candidates, link_candidates, shared_navigation
-from fsmc.capture.sitemap import Capture, Instance, Template, identifier, read_capture, templates
+from fsmc.capture.sitemap import Capture, Instance, Template, documentation, identifier, read_capture, templates
 
 Value = str | None
 
@@ -318,6 +320,10 @@ def _page(t: Template, candidates: list[Candidate]) -> ir.Page:
     return ir.Page(name=t.name, title=t.title or None, vars=(*own, *slots.values()), actions=tuple(actions))
 
 
+def _path(t: Template) -> str:
+    return "/" + "/".join(s or "" for s in t.pattern)
+
+
 def draft(capture: Capture, backend: str) -> Draft:
     """The draft spec of a capture, declaring `backend capture "BACKEND"` (the capture, relative to the spec)."""
     notes: list[str] = []
@@ -327,7 +333,8 @@ def draft(capture: Capture, backend: str) -> Draft:
                            "draft from", unreadable=True)
     every = list(dict.fromkeys(of.values()))
     entry = of[capture.start]
-    links = {t.name: link_candidates(t, of, capture) for t in every}
+    in_docs = documentation(capture.start.partition("?")[0])  # a capture of documentation: nothing set apart
+    links = {t.name: [] if not in_docs and documentation(_path(t)) else link_candidates(t, of, capture) for t in every}
     declare_once(links, entry.name, shared_navigation(of, capture), notes)
     found = {t.name: _statable(t, links[t.name] + form_candidates(t, of, capture, notes), notes) for t in every}
     reached = _reachable(entry.instances[capture.start], found)

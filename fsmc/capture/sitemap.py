@@ -24,7 +24,15 @@ from fsmc.frontend.keywords import RESERVED
 
 _ID = re.compile(r"^(\d+|[0-9a-fA-F]{8,}|[0-9a-fA-F-]{36})$")
 _WORDS = frozenset().union(*RESERVED.values())
+_DOC_WORDS = frozenset(("help", "doc", "docs", "documentation", "wiki", "guide", "manual", "faq", "tutorial",
+                        "handbook"))
 _REDIRECTS = 5  # hops followed from a request to the page it lands on
+
+
+def documentation(path: str) -> bool:
+    """A path in bundled documentation: a segment, or a word of one (`TracGuide`, `user-manual`), names it."""
+    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", path)
+    return any(w.lower() in _DOC_WORDS for w in words)
 
 
 def location(url: str) -> str:
@@ -251,5 +259,5 @@ def templates(capture: Capture, notes: list[str]) -> dict[str, Template]:
     return of
 
 
-__all__ = ["Capture", "Instance", "Template", "canonical", "identifier", "location", "read_capture", "shape",
-           "templates"]
+__all__ = ["Capture", "Instance", "Template", "canonical", "documentation", "identifier", "location", "read_capture",
+           "shape", "templates"]

@@ -351,7 +351,7 @@ def test_an_application_is_drafted_not_its_crawl() -> None:
     # the menu on every page: each of its links one action, on the page nearest the entry that shows it
     assert [text.count(rf'click "a[href=\"{href}\"]"') for href in ("/", "/list", "/help")] == [1, 1, 1]
     assert made.notes == ["links on nearly every page (shared navigation), each an action of one page alone: / on "
-                          "help, /help on home, /list on home"]
+                          "list, /help on home, /list on home"]  # not on help: documentation's links are no actions
     # each row links to its item twice: one action over the items, by the first link a selector tells apart
     assert 'action open_item_item(id: {"1", "2"}) "#{id}"' in text and r'click "td.id a[href=\"/item/{id}\"]"' in text
     # a time in the query is no state: the log's states differ by its precision alone

@@ -3,6 +3,7 @@
     python bench/backends.py                  # datasette over a generated SQLite file, 30 pages, 3 rounds
     python bench/backends.py --pages 12 --rounds 2
     python bench/backends.py --only cloned    # the cloned application's resets alone
+    python bench/backends.py --only apps      # three applications imported: actions, trajectories kept, fidelity
 
 The site is datasette (PyPI), started here over a SQLite file of 360 rows in three tables, captured
 with `fsmc capture` to depth 2. Two kinds of action, done as an agent does them (`Episode.perform`:
@@ -15,6 +16,16 @@ to datasette), each action on one then the other, so that both see the same load
 Fidelity is the share of captured pages whose offline view (PNG) equals the view taken while capturing,
 byte for byte (`fsmc capture --check`), and, for comparison, equals a live view taken now in the same
 run (the live site may change between two loads: datasette prints how long its queries took).
+
+Applications imported (`--only apps`): three real applications run here, each captured (`fsmc capture`), imported
+(`fsmc import`), its draft enumerated (the spec's own tasks, depth 3) and replayed on the capture offline, and the
+capture checked three times (`fsmc capture --check`): datasette over the example's zoo (specs/datasette, its flows),
+the Django admin of specs/todo.fsm (from its login page; flows log in and open its lists), and Trac 1.6 (PyPI
+`Trac`, specs/apps/tracker/.venv) with three tickets, from its home page to depth 2 with 40 pages, as the issue that
+asked for the figures did. Per application: the pages captured (of them bundled documentation), the draft's pages and
+actions, the share of application actions (neither on nor to a documentation page, and not navigation repeated on
+more than half the draft's pages: the same click leading to the same page), trajectories kept offline, and each check's fidelity, with
+whether the three checks failed on the same pages.
 
 Reset of a cloned application: the Django todo admin of specs/todo.fsm started by `ClonedApp`; before each
 of `--resets` resets a row is written into its database, then the episode is reset. Two figures: the
@@ -36,8 +47,10 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections import Counter
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -179,6 +192,116 @@ def print_cloned(n: int) -> None:
         print(f"| {label} | {len(xs)} | {pct(xs, 0.5):.1f} | {pct(xs, 0.95):.1f} | {statistics.fmean(xs):.1f} |")
 
 
+DJANGO_FLOWS = [
+    {"name": "log in", "start": "/admin/login/",
+     "ops": [{"op": "type", "selector": "#id_username", "text": "admin"},
+             {"op": "type", "selector": "#id_password", "text": "fsmc-pass"},
+             {"op": "click", "selector": "input[type=submit]"}]},
+    {"name": "browse", "start": "/admin/",
+     "ops": [{"op": "click", "selector": "#content-main th a[href='/admin/todos/todo/']"},
+             {"op": "click", "selector": ".object-tools a.addlink"}]},
+    {"name": "users", "start": "/admin/",
+     "ops": [{"op": "click", "selector": "#content-main th a[href='/admin/auth/user/']"},
+             {"op": "click", "selector": "#result_list tbody th a"}]}]
+
+
+def _datasette_app(work: Path) -> tuple[str, Options, Any]:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from datasette_site import Datasette, zoo_db
+
+    live = Datasette(zoo_db(work / "zoo.db"))
+    return live.url, Options(depth=2, pages=12, flows=ROOT / "specs" / "datasette" / "flows.json"), live.stop
+
+
+def _django_app(work: Path) -> tuple[str, Options, Any]:
+    from fsmc.formats import load
+
+    app = ClonedApp(ROOT / "specs" / "apps" / "todo" / "fsmc-backend.toml", load(ROOT / "specs" / "todo.fsm"))
+    app.start_app()
+    (work / "flows.json").write_text(json.dumps(DJANGO_FLOWS))
+    return app.url + "/admin/login/", Options(depth=2, pages=20, flows=work / "flows.json"), app.stop_app
+
+
+def _trac_app(work: Path) -> tuple[str, Options, Any]:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from trac_site import Trac
+
+    trac = Trac(work, ["Printer jams", "Screen flickers", "Mouse sticks"])
+    return trac.url, Options(depth=2, pages=40), trac.stop
+
+
+def application_share(spec: Any, of_page: dict[str, str]) -> int:
+    """The draft's application actions: neither on nor to a documentation page, nor a repeat of navigation declared on
+    more than half the draft's pages (the same click leading to the same page: a menu declared on every page)."""
+    from fsmc.capture.sitemap import documentation
+
+    doc = {name for name, path in of_page.items() if documentation(path)}
+    pages = Counter((a.gui, a.goto) for p in spec.pages for a in p.actions)
+    seen: set[tuple[Any, ...]] = set()
+    count = 0
+    for page in spec.pages:
+        for a in page.actions:
+            repeated = (a.gui, a.goto) in seen and pages[a.gui, a.goto] > len(spec.pages) / 2
+            seen.add((a.gui, a.goto))
+            count += not (repeated or page.name in doc or a.goto in doc)
+    return count
+
+
+def imported(name: str, work: Path, start: Any) -> dict[str, Any]:
+    """Capture, import, enumerate, replay offline and check three times one application; its figures."""
+    from fsmc.capture.importer import import_capture
+    from fsmc.capture.sitemap import documentation
+    from fsmc.cli import main as fsmc
+
+    url, options, stop = start(work)
+    try:
+        t = time.perf_counter()
+        manifest = capture(url, work / "captures" / name, options)
+        capture_s = time.perf_counter() - t
+    finally:
+        stop()
+    paths = [urlsplit(p["url"]).path for p in manifest["pages"]]
+    made = import_capture(work / "captures" / name, work / "specs" / f"{name}.fsm")
+    pattern = {t.name: "/" + "/".join(s or "1" for s in t.pattern) for t in made.templates}
+    actions = sum(len(p.actions) for p in made.spec.pages)
+    here = os.getcwd()
+    os.chdir(work)
+    try:
+        code = fsmc(["enumerate", f"specs/{name}.fsm", "-o", f"out/{name}", "--max-depth", "3", "--no-derived"]) \
+            or fsmc(["replay", f"out/{name}", "-o", f"data/{name}"])
+    finally:
+        os.chdir(here)
+    done = work / "data" / name / "report.json"  # replay exits 1 when it rejects a trajectory: its report counts
+    report = json.loads(done.read_text()) if done.is_file() else {"enumerate_or_replay_failed": code}
+    checks = [check(work / "captures" / name) for _ in range(3)]
+    return {"name": name, "captured": len(paths), "docs": sum(map(documentation, paths)), "capture_s": capture_s,
+            "pages": len(made.spec.pages), "actions": actions, "app": application_share(made.spec, pattern),
+            "trajectories": report.get("trajectories", 0), "kept": report.get("kept", 0),
+            "fidelity": [c.fidelity for c in checks],
+            "same_pages": len({tuple(p.url for p in c.pages if not p.same_view) for c in checks}) == 1}
+
+
+APPS = {"datasette": _datasette_app, "django_admin": _django_app, "trac": _trac_app}
+
+
+def print_apps(names: list[str]) -> None:
+    rows = []
+    for name, start in ((n, APPS[n]) for n in names):
+        rows.append(imported(name, Path(tempfile.mkdtemp(prefix=f"fsmc-bench-{name}-")), start))
+        print(f"{name}: {rows[-1]}", flush=True)
+    print(f"\napplications captured, imported, replayed offline and checked three times; load average "
+          f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores\n")
+    print("| application | pages captured (documentation) | draft pages | actions | application actions | "
+          "trajectories kept offline | fidelity, three checks | same pages |")
+    print("|---|---:|---:|---:|---:|---:|---|---|")
+    for r in rows:
+        share = r["app"] / max(1, r["actions"])
+        kept = f"{r['kept']}/{r['trajectories']}" + (f" ({r['kept'] / r['trajectories']:.0%})" if r["trajectories"] else "")
+        print(f"| {r['name']} | {r['captured']} ({r['docs']}) | {r['pages']} | {r['actions']} | {r['app']} "
+              f"({share:.0%}) | {kept} | {', '.join(f'{f:.1%}' for f in r['fidelity'])} | "
+              f"{'yes' if r['same_pages'] else 'no'} |")
+
+
 def _django() -> str:
     import django
 
@@ -195,8 +318,12 @@ def main() -> None:
     parser.add_argument("--pages", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--resets", type=int, default=50, help="resets of the cloned application")
-    parser.add_argument("--only", choices=("captured", "cloned"), help="one part of the benchmark")
+    parser.add_argument("--only", choices=("captured", "cloned", "apps"), help="one part of the benchmark")
+    parser.add_argument("--app", action="append", choices=sorted(APPS), help="with --only apps: this one (repeatable)")
     args = parser.parse_args()
+    if args.only == "apps":
+        print_apps(args.app or list(APPS))
+        return
     if args.only != "captured":
         print_cloned(args.resets)
     if args.only == "cloned":

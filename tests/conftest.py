@@ -75,6 +75,7 @@ LAYERS: dict[str, tuple[str, ...]] = {
     "test_env_server.py": ("browser",),
     "test_env_server_input.py": ("browser",),
     "test_eval.py": ("browser",),
+    "test_capture_app.py": ("browser",),
     "test_capture.py": ("browser",),
     "test_capture_import.py": ("browser",),
     "test_capture_post.py": ("browser",),

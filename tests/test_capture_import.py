@@ -65,7 +65,7 @@ def test_the_draft_has_pages_by_url_template_and_actions_by_link(imported: Path)
     assert 'action open_zoo_animals_item(id: {"1", "2", "3", "4"})' in text
     assert r'click "a[href=\"/zoo/animals/{id}\"]"' in text  # by the link's target, never by its position
     extract = (imported.parents[2] / "captures" / "zoo" / "extract.toml").read_text(encoding="utf-8")
-    assert 'zoo_animals_item = "^/zoo/animals/[^/]+$"' in extract and 'zoo_animals_item_id = "url:path/2"' in extract
+    assert 'zoo_animals_item = "^/zoo/animals/[^/]+/?$"' in extract and 'zoo_animals_item_id = "url:path/2"' in extract
     assert main(["check", str(imported)]) == 0
 
 
@@ -174,7 +174,7 @@ def test_extractors_that_do_not_fit_the_spec_are_reported_by_check(imported: Pat
     (tmp_path / "specs" / "datasette").mkdir(parents=True)
     shutil.copy(imported, tmp_path / "specs" / "datasette" / "zoo.fsm")
     extract = tmp_path / "captures" / "zoo" / "extract.toml"
-    text = extract.read_text(encoding="utf-8").replace('zoo = "^/zoo$"\n', "")
+    text = extract.read_text(encoding="utf-8").replace('zoo = "^/zoo/?$"\n', "")
     extract.write_text(text.replace('"url:path/2"', '"xpath://h1"'))
     capsys.readouterr()
     assert main(["check", str(tmp_path / "specs" / "datasette" / "zoo.fsm")]) == 1
@@ -333,3 +333,32 @@ def test_a_form_submitted_for_a_search_and_for_a_filter_is_one_action_each_filli
     by_kind = text[text.index('action submit_find_kind "Go"'):]
     assert by_kind.index(r'type "input[name=\"q\"]" ""') < by_kind.index(r'select "select[name=\"kind\"]" "books"')
     assert 'search_kind := "books"' in by_kind and "search_q := q" in by_q
+
+
+NAV = '<nav class="main"><a href="/">Home</a> <a href="/list">Tickets</a> <a href="/help">Help</a></nav>'
+ROW = ('<tr><td class="id"><a href="/item/{i}">#{i}</a></td><td class="summary"><a href="/item/{i}">{s}</a></td>'
+       '<td class="date"><a href="/log?from=2026-01-05T0{i}%3A30%3A00Z&precision=second">11 months ago</a></td></tr>')
+
+
+def test_an_application_is_drafted_not_its_crawl() -> None:
+    rows = "".join(ROW.format(i=i, s=s) for i, s in ((1, "Printer jams"), (2, "Screen flickers")))
+    pages = {"/": f"<title>Desk</title>{NAV}", "/list": f"<title>Tickets – Desk</title>{NAV}<table>{rows}</table>",
+             "/item/1": f"<title>#1 (Printer jams) – Desk</title>{NAV}",
+             "/item/2": f"<title>#2 (Screen flickers) – Desk</title>{NAV}", "/log": f"<title>Log – Desk</title>{NAV}",
+             "/log?from=2026-01-05T01%3A30%3A00Z&precision=second": f"<title>Log – Desk</title>{NAV}",
+             "/help": f"<title>Help – Desk</title>{NAV}"}
+    made = draft(_site(pages, {}), "../captures/desk")
+    text = to_fsm(made.spec)
+    # the menu on every page: each of its links one action, on the page nearest the entry that shows it
+    assert [text.count(rf'click "a[href=\"{href}\"]"') for href in ("/", "/list", "/help")] == [1, 1, 1]
+    assert made.notes == ["links on nearly every page (shared navigation), each an action of one page alone: / on "
+                          "list, /help on home, /list on home"]  # not on help: documentation's links are no actions
+    # each row links to its item twice: one action over the items, by the first link a selector tells apart
+    assert 'action open_item_item(id: {"1", "2"}) "#{id}"' in text and r'click "td.id a[href=\"/item/{id}\"]"' in text
+    # a time in the query is no state: the log's states differ by its precision alone
+    assert "var log_precision: {\"second\"}? = none" in text and "log_from" not in text
+    # each item's task names it by its own title; the page's title is what they share
+    tasks = {t.name: t.instruction for t in made.spec.tasks}
+    assert tasks["reach_item_item_1"] == 'Open the page "#1 (Printer jams) – Desk".'
+    assert tasks["reach_item_item_2"] == 'Open the page "#2 (Screen flickers) – Desk".'
+    assert 'page item_item "… – Desk"' in text

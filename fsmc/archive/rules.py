@@ -51,6 +51,11 @@ drop_param_patterns = ["^utm_"]
 """
 
 
+# a time of day (10:30, 2026-11-28T18:07), a Unix timestamp in seconds or milliseconds, a nonce (20 or more letters
+# and digits, both present, no word of five letters)
+_VOLATILE = re.compile(r"\d{1,2}:\d{2}|\d\dT\d\d|^1\d{9}(\d{3})?$|^(?=.*\d)(?=.*[A-Za-z])(?!.*[a-z]{5})[\w-]{20,}$")
+
+
 class RulesError(FsmcError, ValueError):
     """A rules file that cannot be read or says something that is not a rule; the message names the file."""
 
@@ -69,6 +74,11 @@ class Rules:
 
     def dropped(self, name: str) -> bool:
         return name.lower() in self.drop_params or any(re.search(p, name) for p in self.drop_param_patterns)
+
+    def volatile(self, name: str, value: str) -> bool:
+        """A query parameter that changes from run to run: one the rules drop, or a value that holds a time of day,
+        a Unix timestamp or a nonce (a date alone is not volatile: a calendar's month is a state)."""
+        return self.dropped(name) or bool(_VOLATILE.search(value))
 
     def url(self, url: str) -> str:
         """`url` without its volatile parts or its fragment; the query's remaining parameters sorted."""

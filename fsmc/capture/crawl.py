@@ -3,22 +3,31 @@
 Breadth first from the start URL, to a depth and a page budget: each HTML page is loaded in one pinned
 context (`fsmc.archive.pinning`, so cookies carry over as a user's would), left to settle, photographed
 (PNG, the reference for offline views) and searched for links within the origin. Links are followed
-once per normalised URL, so a cache buster does not make a page new. Links that turn out not to be
-HTML (JSON, CSV, downloads) are recorded in the archive but are not pages. Flows (`fsmc.capture.flows`)
-are acted out after the crawl in the same context, their views kept after every operation.
+once per normalised URL with its volatile values left out (`Rules.volatile`: a cache buster, a time in
+the query), so neither makes a page new. Links that turn out not to be HTML (JSON, CSV, downloads) are
+recorded in the archive but are not pages.
+
+The budget goes to the application before its bundled documentation: a page whose path has a segment
+naming documentation (`sitemap.documentation`: help, doc(s), wiki, guide, manual, faq, tutorial, handbook, as a
+segment or a word of one, such as Trac's `/wiki/TracGuide`) is captured only once every application
+page within the depth is, nearest first, and the links on it are not followed: documentation links to
+more documentation, not to the application. A capture that starts in documentation treats none as such.
+Flows (`fsmc.capture.flows`) are acted out after the crawl in the same context, their views kept after
+every operation.
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import heapq
 import json
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import urldefrag, urlsplit
+from urllib.parse import parse_qsl, urldefrag, urlencode, urlsplit
 
 from fsmc import __version__
 from fsmc.archive.folder import MANIFEST, SCREENS, CaptureError, folder_in_progress
@@ -32,6 +41,7 @@ from fsmc.backends.captured import PageEpisode
 from fsmc.backends.protocol import PNG, EpisodeFailure, Op
 from fsmc.browser import VIEWPORT, Chromium, Sink
 from fsmc.capture.flows import Flow, act_out, load_flows, step
+from fsmc.capture.sitemap import documentation
 
 LOAD_TIMEOUT_MS = 30_000
 LINKS_JS = "() => [...document.querySelectorAll('a[href]')].map((a) => [a.getAttribute('href'), a.href])"
@@ -48,12 +58,24 @@ class Options:
     replace: bool = False  # replace an existing capture folder
 
 
-@dataclass
+@dataclass(order=True)
 class Target:
-    url: str
+    """A page to load, in the order the crawl loads them: application before documentation, nearest first, then
+    as found."""
+
+    docs: bool
     depth: int
+    found: int
+    url: str
     parent: str | None = None
     href: str | None = None
+
+
+def page_key(rules: Rules, url: str) -> str:
+    """What tells two pages apart: the URL as the rules match it, without query parameters of volatile value."""
+    parts = urlsplit(rules.url(url))
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not rules.volatile(k, v)]
+    return parts._replace(query=urlencode(query)).geturl()
 
 
 def capture(url: str, dest: str | Path, options: Options = Options(),
@@ -113,11 +135,12 @@ async def _capture(url: str, work: Path, rules: Rules, options: Options, flows: 
 async def _crawl(page: Any, url: str, work: Path, rules: Rules, options: Options, routes: RecordingRoutes,
                  on_page: Callable[[dict[str, Any]], None] | None) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
     actor = Actor(page, image=PNG)
-    queue, seen = deque([Target(url, 0)]), {rules.url(url)}
+    queue, seen = [Target(False, 0, 0, url)], {page_key(rules, url)}
+    in_docs = documentation(urlsplit(url).path)  # a capture of documentation: nothing in it is set apart
     pages: list[dict[str, Any]] = []
     skipped: list[dict[str, str]] = []
     while queue and len(pages) < options.pages:
-        target = queue.popleft()
+        target = heapq.heappop(queue)
         status, why = await _load(page, target.url)
         if status is None:
             if not pages and target.url in routes.failures:  # the start page: nothing to capture
@@ -136,12 +159,13 @@ async def _crawl(page: Any, url: str, work: Path, rules: Rules, options: Options
         pages.append(record)
         if on_page is not None:
             on_page(record)
-        if target.depth < options.depth:
+        if target.depth < options.depth and not target.docs:
             for href, absolute in await page.evaluate(LINKS_JS):
                 link = urldefrag(absolute)[0]
-                if routes.allows(link) and rules.url(link) not in seen:
-                    seen.add(rules.url(link))
-                    queue.append(Target(link, target.depth + 1, page.url, href))
+                if routes.allows(link) and page_key(rules, link) not in seen:
+                    seen.add(page_key(rules, link))
+                    docs = not in_docs and documentation(urlsplit(link).path)
+                    heapq.heappush(queue, Target(docs, target.depth + 1, len(seen), link, page.url, href))
     return pages, skipped
 
 

@@ -8,9 +8,11 @@ submission sends can be computed from the fields an action fills in.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 
+_CLASS = re.compile(r"^-?[A-Za-z_][\w-]*$")  # a class CSS names as it is, unescaped
 _VOID = frozenset(("area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"))
 TEXT_KINDS = frozenset(("text", "search", "email", "url", "tel", "number", "password", "date", "month", "week", "time",
                         "datetime-local", "color", "range"))  # the inputs an agent types into
@@ -22,6 +24,7 @@ class Link:
     href: str  # as written in the page
     text: str = ""
     hidden: bool = False  # in a closed <details> (outside its <summary>), a `hidden` or `display:none` element
+    scopes: tuple[str, ...] = ()  # the elements around it, nearest first, as CSS: each class (`td.ticket`), its tag
 
 
 @dataclass(eq=False)
@@ -118,6 +121,7 @@ class PageHtml(HTMLParser):
         self.fields: list[Field] = []  # every control of the page, in or out of a form
         self.title = ""
         self._stack: list[tuple[str, bool]] = []  # open elements: tag, hides its content
+        self._scopes: list[tuple[str, ...]] = []  # beside each open element: its classes as CSS (`td.ticket`), its tag
         self._open: Link | None = None
         self._text: Field | None = None  # the textarea, button or select whose text is being read
         self._form: int | None = None
@@ -141,9 +145,11 @@ class PageHtml(HTMLParser):
         hides = "hidden" in a or "display:none" in style or tag == "template" or (tag == "details" and "open" not in a)
         if tag not in _VOID:
             self._stack.append((tag, hides))
+            self._scopes.append((*(f"{tag}.{c}" for c in a.get("class", "").split() if _CLASS.match(c)), tag))
         self._in_title = self._in_title or tag == "title"
         if tag == "a" and a.get("href"):
-            self._open = Link(a["href"], hidden=self._hidden())
+            self._open = Link(a["href"], hidden=self._hidden(),
+                              scopes=tuple(c for scopes in reversed(self._scopes[:-1]) for c in scopes))
         elif tag == "form" and self._form is None:
             self.forms.append(Form(a, self._hidden()))
             self._form = len(self.forms) - 1
@@ -172,6 +178,7 @@ class PageHtml(HTMLParser):
         names = [t for t, _ in self._stack]
         if tag in names:
             del self._stack[len(names) - 1 - names[::-1].index(tag):]
+            del self._scopes[len(self._stack):]
 
     def handle_data(self, data: str) -> None:
         if self._in_title:

@@ -8,11 +8,18 @@ The captured locations are clustered into URL templates (`fsmc.capture.sitemap`)
 segment becomes a slot (`/zoo/animals/{id}`), one page of the spec per template. Its state: the slot, a variable
 whose domain is the values captured, read off the URL (`url:path/2`), and each query parameter whose values differ
 across the template's captured locations (a query page such as `/zoo/animals?_sort=name`), an optional variable
-over the values seen (`none`: absent), read by `url:param/_sort`. Every captured location is one state.
+over the values seen (`none`: absent), read by `url:param/_sort`; never one of volatile value (a time in the query,
+a nonce: `Rules.volatile`). Every captured location is one state. A page's title is what its locations' titles
+share; the task to reach one of them names it by its own title (`#2 (Screen flickers) – Tracker`).
 
-Actions come from the moves the capture shows (`fsmc.capture.moves`): a link shown and unique on a location, to
-another captured location, is a navigation action clicking `a[href="..."]` (an attribute of the link, never its
-position); the links to one template's instances make one action with a parameter over the values seen. A GET form
+Actions come from the moves the capture shows (`fsmc.capture.moves`): a link shown on a location, to another
+captured location, is a navigation action clicking `a[href="..."]` (an attribute of the link, never its position;
+of several links with one href, as a row that links to its item by number and by title, the first one that the
+nearest class around it tells apart: `td.ticket a[href="..."]`); the links to one template's instances make one
+action with a parameter over the values seen. Links on nearly every page (a menu, a breadcrumb's root: shared
+navigation) are an action of one page alone, the nearest to the entry that shows them, and noted. Bundled
+documentation (`sitemap.documentation`, as the crawl tells it) is where the application's links lead, not a site of
+its own: the links on its pages are no actions, as the crawl does not follow them. A GET form
 that a flow submitted (`fsmc capture --flows`) is an action that types and selects the fields the flows changed
 (parameters over the values submitted, literals where they never vary) and clicks its submit button (or presses
 Enter in its one text input); one per set of fields its submissions change where one action cannot state where they
@@ -38,8 +45,8 @@ from fsmc import ir
 from fsmc.archive.folder import CaptureError
 from fsmc.atomic import write_atomic
 from fsmc.backends.extractors import EXTRACT_FILE
-from fsmc.capture.moves import Candidate, Move, form_candidates, link_candidates
-from fsmc.capture.sitemap import Capture, Instance, Template, identifier, read_capture, templates
+from fsmc.capture.moves import Candidate, Move, declare_once, form_candidates, link_candidates, shared_navigation
+from fsmc.capture.sitemap import Capture, Instance, Template, documentation, identifier, read_capture, templates
 
 Value = str | None
 
@@ -54,6 +61,10 @@ def _type(t: Template, var: str) -> ir.Type:
 
 
 def _default(t: Template, var: str) -> Value:
+    """The start page's own state on the entry page (a start with a query: a report, a ticket query); elsewhere the
+    first slot value, and no query."""
+    if t.start is not None:
+        return t.start.state()[var]
     return t.values(var)[0] if var == t.var else None
 
 
@@ -194,17 +205,31 @@ def _query(instance: Instance) -> list[tuple[str, str]]:
 
 def _tasks(t: Template, entry: bool, reached: set[Instance], taken: set[str]) -> list[ir.Task]:
     """Reach the page; for a slotted page, each of its slot values reached; for a query page, each query reached."""
-    title = json.dumps(t.title or t.name)
+    title = _quoted(t.title or t.name)
     tasks = []
     if t.var is None and not entry:
         tasks.append(ir.Task(name=identifier(["reach", t.name], taken), page=t.name, goal=ir.Lit(value=True),
                              instruction=f"Open the page {title}."))
     var, mine = t.var, [i for i in t.instances.values() if i in reached]
     if var is not None:
-        slots = {i.slot for i in mine}
+        own = {i.slot: i for i in sorted(mine, key=lambda i: _query(i) != [], reverse=True)}  # without a query last
         tasks += [ir.Task(name=identifier(["reach", t.name, v], taken), page=t.name, goal=_is(var, v),
-                          instruction=f"Open the page {title} of {v}.") for v in t.values(var) if v in slots]
-    return tasks + [_query_task(i, taken) for i in mine if _query(i)]
+                          instruction=_open(own[v], f" of {v}")) for v in t.values(var) if v in own]
+    return tasks + [_query_task(i, taken) for i in mine if _query(i) and i is not t.start]  # the start: no task
+
+
+def _open(instance: Instance, which: str) -> str:
+    """Open a page by its own title where no other state of its page has that title, else by the title and `which`
+    state it is."""
+    t, title = instance.template, instance.title
+    states = {tuple(i.state().items()) for i in t.instances.values() if i.title == title}
+    if title and len(states) == 1:
+        return f"Open the page {_quoted(title)}."
+    return f"Open the page {_quoted(title or t.title or t.name)}{which}."
+
+
+def _quoted(title: str) -> str:
+    return json.dumps(title, ensure_ascii=False)
 
 
 def _query_task(instance: Instance, taken: set[str]) -> ir.Task:
@@ -213,11 +238,9 @@ def _query_task(instance: Instance, taken: set[str]) -> ir.Task:
     t, query, var = instance.template, _query(instance), instance.template.var
     at = [(var, instance.slot)] if var is not None and instance.slot is not None else []
     goal = _all("and", [_is(name, v) for name, v in at] + [_is(t.params[k], v) for k, v in query])
-    title = instance.title or t.title or t.name
-    shown = "" if title != t.title else " with " + ", ".join(f"{k} = {v}" for k, v in query)
     words = [t.name, *(v for _, v in at), *(w for kv in query for w in kv)]
     return ir.Task(name=identifier(["reach", *words], taken), page=t.name, goal=goal,
-                   instruction=f"Open the page {json.dumps(title)}{shown}.")
+                   instruction=_open(instance, " with " + ", ".join(f"{k} = {v}" for k, v in query)))
 
 
 def _reachable(start: Instance, found: dict[str, list[Candidate]]) -> set[Instance]:
@@ -296,6 +319,10 @@ def _page(t: Template, candidates: list[Candidate]) -> ir.Page:
     return ir.Page(name=t.name, title=t.title or None, vars=(*own, *slots.values()), actions=tuple(actions))
 
 
+def _path(t: Template) -> str:
+    return "/" + "/".join(s or "" for s in t.pattern)
+
+
 def draft(capture: Capture, backend: str) -> Draft:
     """The draft spec of a capture, declaring `backend capture "BACKEND"` (the capture, relative to the spec)."""
     notes: list[str] = []
@@ -304,9 +331,11 @@ def draft(capture: Capture, backend: str) -> Draft:
         raise CaptureError(f"{capture.start}: the start page gives a query parameter twice: nothing to start the "
                            "draft from", unreadable=True)
     every = list(dict.fromkeys(of.values()))
-    found = {t.name: _statable(t, link_candidates(t, of, capture) + form_candidates(t, of, capture, notes), notes)
-             for t in every}
     entry = of[capture.start]
+    in_docs = documentation(capture.start.partition("?")[0])  # a capture of documentation: nothing set apart
+    links = {t.name: [] if not in_docs and documentation(_path(t)) else link_candidates(t, of, capture) for t in every}
+    declare_once(links, entry.name, shared_navigation(of, capture), notes)
+    found = {t.name: _statable(t, links[t.name] + form_candidates(t, of, capture, notes), notes) for t in every}
     reached = _reachable(entry.instances[capture.start], found)
     keep = {i.template.name for i in reached}
     kept = [t for t in every if t.name in keep]

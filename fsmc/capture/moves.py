@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 from fsmc import ir
-from fsmc.capture.dom import Field, Form, PageHtml
+from fsmc.capture.dom import Field, Form, Link, PageHtml
 from fsmc.capture.sitemap import Capture, Instance, Template, canonical, identifier, location
 
 PARAM = "id"
@@ -63,10 +63,17 @@ def _plain(text: str) -> bool:
 
 # --- links ---------------------------------------------------------------------------------------------------------
 
-def _unique(page: PageHtml, href: str) -> bool:
-    """The page has one link with this href (hidden ones count: the selector would match them too), and it shows."""
-    same = [link for link in page.links if link.href == href]
-    return len(same) == 1 and not same[0].hidden
+def _scope(page: PageHtml, link: Link) -> str | None:
+    """What selects this link alone among the page's links with its href (hidden ones count: the selector would match
+    them too): nothing where it is the only one, else the nearest class or tag around it that no other has
+    (`td.ticket`, of a row that links to its item twice; `th`, of Django's model name beside its Change link); None
+    where it is hidden or nothing tells it apart."""
+    same = [other for other in page.links if other.href == link.href]
+    if link.hidden:
+        return None
+    if len(same) == 1:
+        return ""
+    return next((f"{scope} " for scope in link.scopes if [o for o in same if scope in o.scopes] == [link]), None)
 
 
 def _family(href: str, value: str) -> str | None:
@@ -75,30 +82,96 @@ def _family(href: str, value: str) -> str | None:
     return pattern.sub("{" + PARAM + "}", href) if len(pattern.findall(href)) == 1 else None
 
 
+def _family_label(target: Template, text: str, value: str | None) -> str:
+    """A family's label: its page's title where every item shares it, else the first link's text naming its item by
+    the parameter (`#1` → `#{id}`), else the page's name."""
+    if target.title and "…" not in target.title:
+        return f"{target.title} {{{PARAM}}}"
+    word = re.compile(r"(?<!\w)" + re.escape(value or "") + r"(?!\w)")
+    if value and _plain(text) and len(word.findall(text)) == 1:
+        return word.sub("{" + PARAM + "}", text)
+    return " ".join([*target.name.split("_"), f"{{{PARAM}}}"])
+
+
+def _lands(capture: Capture, instance: Instance, href: str) -> str:
+    """Where a link of the instance's page leads within the origin, redirects followed ("" for anywhere else)."""
+    origin = capture.origin.rstrip("/")
+    absolute = urljoin(origin + instance.loc, href)
+    loc = location(absolute) if absolute.startswith(origin + "/") else ""
+    return capture.served.get(canonical(loc), loc) if loc else ""
+
+
 def link_candidates(source: Template, of: dict[str, Template], capture: Capture) -> list[Candidate]:
-    """The links of `source`'s instances to other captured locations, one candidate per href (or href family)."""
+    """The links of `source`'s instances to other captured locations, one candidate per selector (or selector family
+    over a template's instances); of several links with one href (a row that links to its item by number and by
+    title), the first one a selector tells apart."""
     found: dict[tuple[str, bool], Candidate] = {}
     for instance in source.instances.values():
-        base = capture.origin.rstrip("/") + instance.loc
+        followed = set()
         for link in instance.page.links:
-            absolute = urljoin(base, link.href)
-            loc = location(absolute) if absolute.startswith(capture.origin.rstrip("/") + "/") else ""
-            loc = capture.served.get(canonical(loc), loc) if loc else ""  # where it lands, redirects followed
+            loc = _lands(capture, instance, link.href)
             target = of.get(loc)
-            if target is None or loc == instance.loc or not _unique(instance.page, link.href) or not _plain(link.href):
+            scope = _scope(instance.page, link)
+            if target is None or loc == instance.loc or link.href in followed or scope is None or not _plain(link.href):
                 continue
+            followed.add(link.href)
             reached = target.instances[loc]
             href, args = link.href, tuple[str, ...]()
             if reached.slot is not None and (family := _family(link.href, reached.slot)) is not None:
                 href, args = family, (reached.slot,)
-            if (href, bool(args)) not in found:
-                click = ir.GuiOp(op="click", selector="a[href=" + quoted(href) + "]")
+            selector = f"{scope}a[href={quoted(href)}]"
+            if (selector, bool(args)) not in found:
                 query = [w for k in target.params if k in reached.query for w in (k, reached.query[k])]
-                label = f"{target.title or target.name} {{{PARAM}}}" if args else link.text or None
-                found[href, bool(args)] = Candidate(source, target, "_".join(["open", target.name, *query]), label,
-                                                    (PARAM,) if args else (), (click,))
-            found[href, bool(args)].moves.append(Move(instance, args, reached))
+                label = _family_label(target, link.text, reached.slot) if args else link.text or None
+                found[selector, bool(args)] = Candidate(source, target, "_".join(["open", target.name, *query]), label,
+                                                        (PARAM,) if args else (), (ir.GuiOp(op="click", selector=selector),))
+            found[selector, bool(args)].moves.append(Move(instance, args, reached))
     return _best_per_target(list(found.values()))
+
+
+NEARLY = 0.8  # the share of the other pages that show a link to a location for it to be shared navigation
+
+
+def shared_navigation(of: dict[str, Template], capture: Capture) -> set[str]:
+    """The locations that a shown link on nearly every other page leads to (a header's menu, a breadcrumb's root):
+    at least `NEARLY` of the pages besides the one it leads to, in a draft of three pages or more."""
+    pages = list(dict.fromkeys(of.values()))
+    showing: dict[str, set[str]] = defaultdict(set)  # location → the pages (templates) that show a link to it
+    for t in pages:
+        for instance in t.instances.values():
+            for link in instance.page.links:
+                if not link.hidden and (loc := _lands(capture, instance, link.href)) in of:
+                    showing[loc].add(t.name)
+    return {loc for loc, names in showing.items()
+            if len(pages) >= 3 and len(names - {of[loc].name}) >= NEARLY * (len(pages) - 1)}
+
+
+def declare_once(links: dict[str, list[Candidate]], entry: str, shared: set[str], notes: list[str]) -> None:
+    """Keep each link to shared navigation on one page only (in `links`, each page's link candidates, in place): the
+    page nearest to `entry` (by links, then by name) that has it; the rest of the site shows it too, but a draft that
+    repeats it on every page multiplies its actions without adding a place to go. Noted, naming each page kept."""
+    distance, todo = {entry: 0}, [entry]
+    for here in todo:  # breadth first: `todo` grows as it is read
+        for c in links[here]:
+            if c.target.name not in distance:
+                distance[c.target.name] = distance[here] + 1
+                todo.append(c.target.name)
+    kept = []
+    for loc in sorted(shared):
+        holders = [page for page, cs in links.items() if any(_leads_to(c, loc) for c in cs)]
+        if not holders:
+            continue
+        holder = min(holders, key=lambda page: (distance.get(page, len(links)), page))
+        for page in holders:
+            links[page] = [c for c in links[page] if page == holder or not _leads_to(c, loc)]
+        kept.append(f"{loc} on {holder}")
+    if kept:
+        notes.append("links on nearly every page (shared navigation), each an action of one page alone: " +
+                     ", ".join(kept))
+
+
+def _leads_to(c: Candidate, loc: str) -> bool:
+    return not c.params and {m.target.loc for m in c.moves} == {loc}
 
 
 def _best_per_target(candidates: list[Candidate]) -> list[Candidate]:
@@ -363,4 +436,5 @@ def _form_moves(source: Template, key: str, method: str, fill: Fill, gui: tuple[
     return moves
 
 
-__all__ = ["PARAM", "Candidate", "Move", "field_selector", "form_candidates", "link_candidates", "quoted"]
+__all__ = ["NEARLY", "PARAM", "Candidate", "Move", "declare_once", "field_selector", "form_candidates", "link_candidates",
+           "quoted", "shared_navigation"]

@@ -3,11 +3,13 @@
 A location is a path and its query (`/zoo/animals?_sort=name`), as the browser's address bar shows it within the
 origin. Locations that differ only in id-like path segments share a template (`/zoo/animals/{id}`): one page of the
 draft. A template's state is its slot (the id-like segment) and the query parameters whose values differ across its
-locations (absent counts as a value); every captured location is one state of its template.
+locations (absent counts as a value), except those of volatile value (`Rules.volatile`: a time in the query, a
+nonce), which change from run to run and name no state; every captured location is one state of its template.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,13 +18,22 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 from fsmc.archive.folder import CaptureError, CaptureFolder
 from fsmc.archive.routes import Recording
+from fsmc.archive.rules import Rules, load_rules
 from fsmc.archive.warc import Exchange
 from fsmc.capture.dom import PageHtml, read_page
 from fsmc.frontend.keywords import RESERVED
 
 _ID = re.compile(r"^(\d+|[0-9a-fA-F]{8,}|[0-9a-fA-F-]{36})$")
 _WORDS = frozenset().union(*RESERVED.values())
+_DOC_WORDS = frozenset(("help", "doc", "docs", "documentation", "wiki", "guide", "manual", "faq", "tutorial",
+                        "handbook"))
 _REDIRECTS = 5  # hops followed from a request to the page it lands on
+
+
+def documentation(path: str) -> bool:
+    """A path in bundled documentation: a segment, or a word of one (`TracGuide`, `user-manual`), names it."""
+    words = re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+", path)
+    return any(w.lower() in _DOC_WORDS for w in words)
 
 
 def location(url: str) -> str:
@@ -60,6 +71,7 @@ class Capture:
     served: dict[str, str] = field(default_factory=dict)
     navigations: set[tuple[str, str]] = field(default_factory=set)
     posted: list[Posted] = field(default_factory=list)
+    rules: Rules = field(default_factory=load_rules)  # what in a URL is volatile
 
 
 def _flow_navigations(flows: list[dict[str, Any]], origin: str) -> set[tuple[str, str]]:
@@ -150,7 +162,7 @@ def read_capture(path: Path) -> Capture:
     if start not in html:
         raise CaptureError(f"{path}: its start page {folder.manifest['start']} is not a captured HTML page: nothing "
                            "to start the draft from", unreadable=True)
-    return Capture(path.resolve().name, folder.origin, start, html, served, navigations, posted)
+    return Capture(path.resolve().name, folder.origin, start, html, served, navigations, posted, rules=folder.rules)
 
 
 def identifier(words: list[str], taken: set[str], limit: int = 48) -> str:
@@ -213,6 +225,7 @@ class Template:
     name: str = ""
     instances: dict[str, Instance] = field(default_factory=dict)  # location → instance
     params: dict[str, str] = field(default_factory=dict)  # the varying query parameters → their variables
+    start: Instance | None = None  # the capture's start, where it is one of this template's locations
 
     @property
     def var(self) -> str | None:
@@ -224,11 +237,25 @@ class Template:
 
     @property
     def regex(self) -> str:
-        return "^/" + "/".join("[^/]+" if s is None else re.escape(s) for s in self.pattern) + "$"
+        body = "/".join("[^/]+" if s is None else re.escape(s) for s in self.pattern)
+        return f"^/{body}/?$" if body else "^/$"  # a path may end with a slash (Django's do)
 
     @property
     def title(self) -> str:
-        return next((i.title for i in self.instances.values() if i.title), "")
+        """What every instance's title says: the whole title where they share it; a page without a slot, the title of
+        its location without a query (the others are its sorts and filters); else the words all titles start and end
+        with around `…` (`… – My Project`; each instance names its own item), else nothing."""
+        titles = list(dict.fromkeys(i.title for i in self.instances.values() if i.title))
+        plain = [i.title for i in self.instances.values() if i.title and not i.query]
+        if len(titles) <= 1:
+            return titles[0] if titles else ""
+        if self.var is None and plain:
+            return plain[0]
+        words = [t.split() for t in titles]
+        head = len(os.path.commonprefix(words))
+        tail = len(os.path.commonprefix([w[head:][::-1] for w in words]))
+        shared = [*words[0][:head], "…", *words[0][len(words[0]) - tail:]] if head or tail else []
+        return " ".join(shared) if any(c.isalnum() for w in shared for c in w) else ""
 
     def values(self, var: str) -> tuple[str, ...]:
         """The values a variable of this template is seen with (absent aside), ids in numeric order."""
@@ -239,10 +266,12 @@ class Template:
         return ([self.var] if self.var else []) + list(self.params.values())
 
 
-def _varying(instances: list[Instance]) -> list[str]:
-    """The query parameters whose values (absent counting as one) are not the same on every instance."""
+def _varying(instances: list[Instance], rules: Rules) -> list[str]:
+    """The query parameters whose values (absent counting as one) are not the same on every instance, none of them
+    volatile."""
     names = sorted({k for i in instances for k in i.query})
-    return [k for k in names if len({i.query.get(k) for i in instances}) > 1]
+    return [k for k in names if len({i.query.get(k) for i in instances}) > 1
+            and not any(rules.volatile(k, i.query[k]) for i in instances if k in i.query)]
 
 
 def templates(capture: Capture, notes: list[str]) -> dict[str, Template]:
@@ -261,12 +290,13 @@ def templates(capture: Capture, notes: list[str]) -> dict[str, Template]:
         if t is None:
             t = by_pattern[pattern] = Template(pattern, identifier([s or "item" for s in pattern], taken))
         t.instances[loc] = Instance(loc, values[0] if values else None, dict(pairs), read_page(capture.html[loc]), t)
+        t.start = t.instances[loc] if loc == capture.start else t.start
         of[loc] = t
     for t in by_pattern.values():
         names = {t.var} if t.var else set()
-        t.params = {k: identifier([t.name, k], names) for k in _varying(list(t.instances.values()))}
+        t.params = {k: identifier([t.name, k], names) for k in _varying(list(t.instances.values()), capture.rules)}
     return of
 
 
-__all__ = ["Capture", "Instance", "Posted", "Template", "canonical", "identifier", "location", "read_capture", "shape",
-           "templates"]
+__all__ = ["Capture", "Instance", "Posted", "Template", "canonical", "documentation", "identifier", "location",
+           "read_capture", "shape", "templates"]

@@ -1,0 +1,56 @@
+"""A real Trac (PyPI `Trac`, in specs/apps/tracker/.venv, which scripts/setup.sh makes) with a few tickets, served on a
+free loopback port: what the tests of capturing an application with bundled documentation act on.
+
+Shared by tests/test_capture_app.py and bench/backends.py.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+from datasette_site import free_port
+
+PYTHON = Path(__file__).resolve().parent.parent / "specs" / "apps" / "tracker" / ".venv" / "bin" / "python"
+SEED = """import sys
+from datetime import datetime, timedelta, timezone
+from trac.env import Environment
+from trac.ticket.model import Ticket
+env = Environment(sys.argv[1])
+for i, summary in enumerate(sys.argv[2:]):
+    ticket = Ticket(env)
+    ticket.populate({"summary": summary, "reporter": "ann", "status": "new", "description": summary + "."})
+    ticket.insert(when=datetime(2026, 1, 5, 9, 30, tzinfo=timezone.utc) + timedelta(hours=i))
+"""
+
+
+class Trac:
+    """`tracd` over a fresh environment in `folder` holding one ticket per summary, as a user starts it."""
+
+    def __init__(self, folder: Path, summaries: list[str]):
+        env = folder / "env"
+        for command in (["-m", "trac.admin.console", str(env), "initenv", "Tracker", "sqlite:db/trac.db"],
+                        ["-c", SEED, str(env), *summaries]):
+            subprocess.run([str(PYTHON), *command], check=True, capture_output=True, timeout=300)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/"
+        self.process = subprocess.Popen([str(PYTHON), "-m", "trac.web.standalone", "--hostname", "127.0.0.1", "--port",
+                                         str(self.port), "--single-env", str(env)],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 120  # a start-up deadline, not a speed bound
+        while True:
+            try:
+                urllib.request.urlopen(self.url, timeout=5).close()
+                return
+            except OSError:
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    self.stop()
+                    raise RuntimeError("Trac did not start") from None
+                time.sleep(0.2)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)

@@ -16,7 +16,7 @@ from fsmc.semantics import domains as T
 
 TITLE_NAMES = ("title", "name", "label", "subject", "headline", "number", "code")
 PRICE_NAMES = ("price", "total", "fare", "cost", "amount", "subtotal")  # the price of the row
-MONEY_NAMES = (*PRICE_NAMES, "economy", "premium", "business", "first", "deposit", "fee")  # amounts of money
+MONEY_NAMES = (*PRICE_NAMES, "economy", "premium", "business", "first", "deposit", "fee", "balance")  # amounts of money
 HIDDEN_NAMES = ("tags", "keywords", "password", "search_terms")
 # Names a person would use for common short variable and column names.
 WORDS = {"qty": "Quantity", "pax": "Passengers", "dest": "To", "origin": "From", "minutes": "Duration",

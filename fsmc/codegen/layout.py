@@ -60,6 +60,7 @@ from fsmc.codegen.words import (
     field_phrase,
     menu_option,
     option_phrase,
+    split,
     value_words,
 )
 from fsmc.semantics import domains as T
@@ -143,6 +144,7 @@ class PageLayout:
     has_place: dict[str, bool] = field(default_factory=dict)
     featured: dict[str, Any] = field(default_factory=dict)  # {"table", "heading", ...}: rows shown on a page without any
     lead: str = ""  # a line under the heading of a page that shows no rows: what its fields ask, or what the site holds
+    note: str = ""  # small print under a form that every form of its kind carries (the terms a sign-in agrees to)
 
 
 class LayoutDecider:
@@ -158,6 +160,7 @@ class LayoutDecider:
         self._commits: set[str | None] = set()
         self._acted_on: set[str | None] = set()  # selectors of the page's operations other than scrolls and waits
         self.carried_in = self._carried_in()
+        self.keys = {t.name: {str(r[[c.name for c in t.columns].index(t.key)]) for r in t.rows} for t in spec.tables}
         self.answers = self._answer_columns()
 
     # ---------------------------------------------------------------- facts about the spec
@@ -206,13 +209,23 @@ class LayoutDecider:
             return x.table if isinstance(x, ir.RefType) else None
 
         table = vtable = None
-        if isinstance(base, ir.RefType):
-            table = base.table
+        if isinstance(base, (ir.RefType, ir.ChoiceType)):
+            table = self.row_table(base)
         elif isinstance(base, ir.SetType):
             table = table_of(base.elem)
         elif isinstance(base, ir.MapType):
             table, vtable = table_of(base.key), table_of(base.value)
         return {"slot": slot, "label": word(name), "kind": base.kind, "table": table, "vtable": vtable}
+
+    def row_table(self, t: ir.Type) -> str | None:
+        """The table whose rows a value of type t names: a reference's, or that of a choice of text whose every value
+        is a key of one table (an imported world's `selected_therapist_id`, set from the rows it lists)."""
+        t = T.strip_optional(t)
+        if isinstance(t, ir.RefType):
+            return t.table if t.table in self.tables else None
+        if isinstance(t, ir.ChoiceType) and t.values:
+            return next((name for name, keys in self.keys.items() if set(t.values) <= keys), None)
+        return None
 
     def view_table(self, page: ir.Page, view: ir.View, depth: int = 0) -> str:
         if view.source in self.tables or depth > 20:
@@ -526,24 +539,41 @@ class LayoutDecider:
         asking = [p for p in layout.placements if p.place in ("form", "filters", "chips") and p.role != "submit"]
         typed = list(dict.fromkeys(p.field for p in asking if p.field))
         chosen = list(dict.fromkeys(p.text for p in asking if p.text and not p.field))
-        if typed or chosen:
-            layout.lead = " ".join([f"Fill in {_and(typed)}." if typed else "", f"Choose {_and(chosen)}." if chosen
-                                    else ""]).strip()
+        site, said = site_title(self.spec), _said(page)
+        account = next((form for form in ACCOUNT_FORMS if typed and re.search(form[0], said)), None)
+        ask = " ".join([f"Fill in {_and(typed)}." if typed else "", f"Choose {_and(chosen)}." if chosen else ""])
+        if account is not None:
+            layout.lead, layout.note = (text.format(site=site, fields=_and(typed)) for text in account[1:])
+        elif (typed or chosen) and re.search(SETTINGS, said):
+            topic = " ".join(w for w in split(page.title or page.name) if w not in ("settings", "setting"))
+            layout.lead = f"Manage your {topic} settings on {site}. {ask.strip()}".replace("  ", " ")
+            layout.note = "You can change these settings at any time."
+        elif typed or chosen:  # what the page is, on which site, what it asks and what comes of it
+            then = self._main_move(page, layout)
+            ask = ask.strip()[:-1] + (f", then {then[:1].lower()}{then[1:]}." if then else ".")
+            layout.lead = f"{layout.title} on {site}. {ask}"
         elif self.spec.tables:
             layout.lead = f"Browse {_and([humanise(t.name) for t in self.spec.tables[:4]])} on {site_title(self.spec)}."
+
+    def _main_move(self, page: ir.Page, layout: PageLayout) -> str:
+        """The words of the page's main call to action (a form's submit, the way on), or "" if it has none."""
+        first = min((p.aid for p in layout.placements), default=0)
+        main = next((p for p in layout.placements if p.primary or p.role == "submit"), None)
+        return action_phrase(page.actions[main.aid - first].name, page=page.name) if main else ""
 
     def decide_detail(self, page: ir.Page, layout: PageLayout) -> None:
         """A row reference carried onto the page is what the page is about (full) or a reminder (summary)."""
         shown = {v.table for v in layout.views if not v.hidden}
         arrivals = self.carried_in.get(page.name, {})
         for i, var in enumerate(page.vars):
-            ref = var.type  # an optional reference is often unset: not worth a panel
-            if not (isinstance(ref, ir.RefType) and ref.table in self.tables and ref.table not in shown
-                    and var.name in arrivals):
+            # an optional reference is often unset: not worth a panel; a choice of a table's keys is set on arrival
+            table = self.row_table(var.type) if not isinstance(var.type, ir.OptionalType) or isinstance(
+                T.strip_optional(var.type), ir.ChoiceType) else None
+            if table is None or table in shown or var.name not in arrivals:
                 continue
-            layout.detail_var, layout.detail_table = 1 + self.nsess + i, ref.table
-            layout.detail_image = self.pictures.of(self.tables[ref.table])
-            layout.detail_cols = detail_columns(self.tables[ref.table], 5)
+            layout.detail_var, layout.detail_table = 1 + self.nsess + i, table
+            layout.detail_image = self.pictures.of(self.tables[table])
+            layout.detail_cols = detail_columns(self.tables[table], 5)
             chosen = any(assigned_from_param(a, var.name) for a in arrivals[var.name])
             layout.detail_mode = "full" if chosen else "summary"
             return
@@ -613,6 +643,24 @@ class LayoutDecider:
             shown = self.var_show(page, var.name)
             shown["quote"] = var.name in ("query", "q", "term", "terms", "search", "keyword", "keywords")
             (layout.context if var.name in read else layout.summary).append(shown)
+
+
+# What a sign-in or sign-up form says besides its fields, as every such form does: (words of its page, the line
+# under its heading, its small print).
+ACCOUNT_FORMS = (
+    (r"\b(login|log in|signin|sign in)\b", "Sign in to {site} with your {fields}.",
+     "By signing in, you agree to {site}'s Terms of Use and Privacy Notice."),
+    (r"\b(register|registration|signup|sign up|create account|join)\b", "Create your {site} account with your {fields}.",
+     "By creating an account, you agree to {site}'s Terms of Use and Privacy Notice."),
+)
+
+
+SETTINGS = r"\b(settings?|preferences|privacy|notifications|security)\b"  # a page of settings, by its words
+
+
+def _said(page: ir.Page) -> str:
+    """A page's name and title in lower-case words: "LOGIN_PAGE" -> "login page"."""
+    return " ".join(split(page.name) + split(page.title or ""))
 
 
 def _and(items: list[str]) -> str:

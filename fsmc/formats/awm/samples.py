@@ -307,7 +307,10 @@ KINDS: tuple[tuple[str, str, Rows], ...] = (
         "text": ("Can we move tomorrow's meeting to 3pm?", "The new designs look great, thanks!",
                  "I've shared the report, let me know what you think.", "Lunch at 12:30 today?",
                  "The release notes are ready for review.", "Thanks for covering the support queue!"),
-        "time": ("09:41", "11:15", "14:02", "10:05", "13:20", "16:48")}),
+        "time": ("09:41", "11:15", "14:02", "10:05", "13:20", "16:48"),
+        "last_seen": ("Active now", "Active 5 min ago", "Active 1 hour ago", "Active now", "Active yesterday",
+                      "Active 20 min ago"),
+        "status": ("Read", "Delivered", "Read", "Read", "Delivered", "Read"), "unread": (2, 0, 1, 0, 3, 0)}),
     ("email mail", "", {
         "subject": ("Your weekly project summary", "Lunch on Friday?", "Invoice 2041 is ready"),
         "sender": ("Project updates", "Maya Chen", "Billing team"),
@@ -346,7 +349,9 @@ KINDS: tuple[tuple[str, str, Rows], ...] = (
                         "Breakout rooms and polls turned on.")}),
     ("call", "", {
         "name": ("Maya Chen", "Daniel Okafor", "Family"), "direction": ("Incoming", "Missed", "Outgoing"),
-        "when": ("Today, 09:41", "Yesterday, 18:20", "Monday, 20:05"), "length": ("12 min", "", "34 min")}),
+        "when": ("Today, 09:41", "Yesterday, 18:20", "Monday, 20:05"), "length": ("12 min", "", "34 min"),
+        "call_type": ("Voice call", "Video call", "Voice call"),
+        "number": ("+1 503 555 0142", "+1 312 555 0199", "+1 212 555 0173")}),
     ("group", "", {
         "name": ("Family", "Weekend hikers", "Book club"), "members": (6, 14, 9),
         "text": ("See you all on Sunday!", "Trail map for Saturday is in the description.",
@@ -355,11 +360,17 @@ KINDS: tuple[tuple[str, str, Rows], ...] = (
     ("therapist counselor", "", {
         "name": ("Jordan Ellis, LMFT", "Dr. Amara Obi, PsyD", "Chris Novak, LCSW"),
         "specialty": ("Anxiety and stress", "Depression", "Relationships and family"),
-        "rating": (4.8, 4.9, 4.7), "available": ("Thursday, 17:00", "Friday, 12:30", "Monday, 18:00")}),
+        "rating": (4.8, 4.9, 4.7), "available": ("Thursday, 17:00", "Friday, 12:30", "Monday, 18:00"),
+        "about": ("Helps adults manage anxiety and stress with practical, evidence-based tools.",
+                  "Works with adults through depression, grief and life changes.",
+                  "Supports couples and families through conflict and change.")}),
     ("provider doctor physician", "", {
         "name": ("Dr. Priya Shah", "Dr. Samuel Ortiz", "Dr. Lena Park"),
         "specialty": ("General medicine", "Allergy and immunology", "Dermatology"),
-        "rating": (4.9, 4.7, 4.8), "available": ("Today, 16:30", "Tomorrow, 09:00", "Wednesday, 14:15")}),
+        "rating": (4.9, 4.7, 4.8), "available": ("Today, 16:30", "Tomorrow, 09:00", "Wednesday, 14:15"),
+        "about": ("Board-certified family physician with 12 years of practice.",
+                  "Treats allergies, asthma and hay fever in adults and children.",
+                  "Skin, hair and nail conditions, from acne to eczema.")}),
     ("friend", "", {
         "name": ("Maya Chen", "Daniel Okafor", "Priya Shah", "Tom Becker", "Lucia Romero", "Kenji Watanabe"),
         "mutual_friends": (12, 5, 23, 8, 3, 14),
@@ -367,7 +378,8 @@ KINDS: tuple[tuple[str, str, Rows], ...] = (
     ("contact", "chat", {
         "name": ("Maya Chen", "Daniel Okafor", "Priya Shah"),
         "phone": ("+1 503 555 0142", "+1 312 555 0199", "+1 212 555 0173"),
-        "about": ("Available", "At the gym", "Busy, text me")}),
+        "about": ("Available", "At the gym", "Busy, text me"),
+        "last_seen": ("Active now", "Active 5 min ago", "Active 1 hour ago"), "groups_in_common": (2, 1, 3)}),
     ("follower following_user user", "", {
         "name": ("Maya Chen", "Daniel Okafor", "Priya Shah", "Tom Becker", "Lucia Romero", "Kenji Watanabe"),
         "handle": ("@mayachen", "@dokafor", "@priyashah", "@tbecker", "@lucia_romero", "@kenjiw"),

@@ -109,6 +109,7 @@ def test_a_spec_of_identifiers_builds_a_site_without_one_visible(webmail_built: 
     assert figures["identifier_views"] == 0, figures["identifiers_seen"]
     assert figures["typed_visible"] == figures["typed"]  # the field shows what the state recorded of the typing
     assert figures["duplicate_views"] == 0, figures["duplicates_seen"]
+    assert figures["thin_pct"] <= 10, figures["thin_pages"]  # reads as a website: content besides its controls
 
 
 def test_every_control_has_a_role_and_a_name_of_its_own(webmail_built: tuple[Path, Path]) -> None:

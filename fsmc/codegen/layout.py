@@ -49,6 +49,7 @@ from fsmc.codegen.present import (
     humanise,
     money_columns,
     price_index,
+    site_copy,
     site_title,
     title_index,
     word,
@@ -532,28 +533,40 @@ class LayoutDecider:
                            "title_col": title_index(table), "detail_cols": cols, "count": min(4, len(table.rows))}
 
     def decide_lead(self, page: ir.Page, layout: PageLayout) -> None:
-        """A page that shows no rows of its own says in a line what it asks for (its fields, by their labels), or
-        else what the site holds (its tables), as a form's or a dashboard's introduction would."""
+        """A page that shows no rows of its own says in a line what it is and what it asks for (its fields, by their
+        labels), or else what the site holds (its tables) or where the page leads, as a form's or a dashboard's
+        introduction would; the start page says first what the site is for, in its kind's words."""
         if any(not v.hidden for v in layout.views) or layout.detail_mode == "full":
             return
         asking = [p for p in layout.placements if p.place in ("form", "filters", "chips") and p.role != "submit"]
         typed = list(dict.fromkeys(p.field for p in asking if p.field))
         chosen = list(dict.fromkeys(p.text for p in asking if p.text and not p.field))
         site, said = site_title(self.spec), _said(page)
+        where = f"{layout.title}." if site in layout.title else f"{layout.title} on {site}."
+        if page.name == self.spec.site.entry and (tagline := site_copy(self.spec, site, "")["tagline"]):
+            where = f"{where} {tagline}"
         account = next((form for form in ACCOUNT_FORMS if typed and re.search(form[0], said)), None)
-        ask = " ".join([f"Fill in {_and(typed)}." if typed else "", f"Choose {_and(chosen)}." if chosen else ""])
+        ask = " ".join(([f"Fill in {_and(typed)}."] if typed else []) + ([f"Choose {_and(chosen)}."] if chosen else []))
         if account is not None:
             layout.lead, layout.note = (text.format(site=site, fields=_and(typed)) for text in account[1:])
-        elif (typed or chosen) and re.search(SETTINGS, said):
+        elif ask and re.search(SETTINGS, said):
             topic = " ".join(w for w in split(page.title or page.name) if w not in ("settings", "setting"))
-            layout.lead = f"Manage your {topic} settings on {site}. {ask.strip()}".replace("  ", " ")
+            layout.lead = f"Manage your {topic} settings on {site}. {ask}"
             layout.note = "You can change these settings at any time."
-        elif typed or chosen:  # what the page is, on which site, what it asks and what comes of it
+        elif ask:  # what the page is, on which site, what it asks and what comes of it
             then = self._main_move(page, layout)
-            ask = ask.strip()[:-1] + (f", then {then[:1].lower()}{then[1:]}." if then else ".")
-            layout.lead = f"{layout.title} on {site}. {ask}"
+            layout.lead = f"{where} {ask[:-1]}" + (f", then {then[:1].lower()}{then[1:]}." if then else ".")
         elif self.spec.tables:
-            layout.lead = f"Browse {_and([humanise(t.name) for t in self.spec.tables[:4]])} on {site_title(self.spec)}."
+            layout.lead = f"Browse {_and([humanise(t.name) for t in self.spec.tables[:4]])} on {site}."
+        elif moves := self._moves(page, layout):  # a site without data: where its page leads, in its buttons' words
+            layout.lead = f"{where} From here you can {_and(moves)}."
+
+    def _moves(self, page: ir.Page, layout: PageLayout) -> list[str]:
+        """The words of the page's buttons (at most four), as a sentence lists them: "go to inbox"."""
+        first = min((p.aid for p in layout.placements), default=0)
+        said = [action_phrase(page.actions[p.aid - first].name, page=page.name) for p in layout.placements
+                if p.kind == "button"]
+        return [w[:1].lower() + w[1:] for w in dict.fromkeys(said)][:4]
 
     def _main_move(self, page: ir.Page, layout: PageLayout) -> str:
         """The words of the page's main call to action (a form's submit, the way on), or "" if it has none."""

@@ -49,6 +49,7 @@ from fsmc.codegen.present import (
     humanise,
     money_columns,
     price_index,
+    row_table,
     site_copy,
     site_title,
     title_index,
@@ -161,7 +162,6 @@ class LayoutDecider:
         self._commits: set[str | None] = set()
         self._acted_on: set[str | None] = set()  # selectors of the page's operations other than scrolls and waits
         self.carried_in = self._carried_in()
-        self.keys = {t.name: {str(r[[c.name for c in t.columns].index(t.key)]) for r in t.rows} for t in spec.tables}
         self.answers = self._answer_columns()
 
     # ---------------------------------------------------------------- facts about the spec
@@ -211,22 +211,12 @@ class LayoutDecider:
 
         table = vtable = None
         if isinstance(base, (ir.RefType, ir.ChoiceType)):
-            table = self.row_table(base)
+            table = row_table(self.spec, base)
         elif isinstance(base, ir.SetType):
             table = table_of(base.elem)
         elif isinstance(base, ir.MapType):
             table, vtable = table_of(base.key), table_of(base.value)
         return {"slot": slot, "label": word(name), "kind": base.kind, "table": table, "vtable": vtable}
-
-    def row_table(self, t: ir.Type) -> str | None:
-        """The table whose rows a value of type t names: a reference's, or that of a choice of text whose every value
-        is a key of one table (an imported world's `selected_therapist_id`, set from the rows it lists)."""
-        t = T.strip_optional(t)
-        if isinstance(t, ir.RefType):
-            return t.table if t.table in self.tables else None
-        if isinstance(t, ir.ChoiceType) and t.values:
-            return next((name for name, keys in self.keys.items() if set(t.values) <= keys), None)
-        return None
 
     def view_table(self, page: ir.Page, view: ir.View, depth: int = 0) -> str:
         if view.source in self.tables or depth > 20:
@@ -580,7 +570,7 @@ class LayoutDecider:
         arrivals = self.carried_in.get(page.name, {})
         for i, var in enumerate(page.vars):
             # an optional reference is often unset: not worth a panel; a choice of a table's keys is set on arrival
-            table = self.row_table(var.type) if not isinstance(var.type, ir.OptionalType) or isinstance(
+            table = row_table(self.spec, var.type) if not isinstance(var.type, ir.OptionalType) or isinstance(
                 T.strip_optional(var.type), ir.ChoiceType) else None
             if table is None or table in shown or var.name not in arrivals:
                 continue

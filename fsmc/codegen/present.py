@@ -65,6 +65,21 @@ def price_index(t: ir.Table) -> int:
     return -1
 
 
+def row_table(spec: ir.Spec, t: ir.Type) -> str | None:
+    """The table whose rows a value of type t names: a reference's, or that of a choice of text whose every value is
+    a key of one table (an imported world's `selected_therapist_id`, set from the rows it lists)."""
+    t = T.strip_optional(t)
+    if isinstance(t, ir.RefType):
+        return t.table
+    if not isinstance(t, ir.ChoiceType) or not t.values:
+        return None
+    for table in spec.tables:
+        key = [c.name for c in table.columns].index(table.key)
+        if set(t.values) <= {str(r[key]) for r in table.rows}:
+            return table.name
+    return None
+
+
 def column_format(t: ir.Table, i: int) -> str:
     """text | money | rating | duration | stops | count | number | bool | date | datetime | time | ref | hidden."""
     c = t.columns[i]
@@ -306,4 +321,4 @@ def site_copy(spec: ir.Spec, title: str, currency: str) -> dict[str, Any]:
 
 
 __all__ = ["ColumnShow", "Pictures", "column_format", "columns_json", "decide_pictures", "detail_columns", "humanise",
-           "money_columns", "price_index", "site_copy", "site_title", "site_kind", "title_index", "word"]
+           "money_columns", "price_index", "row_table", "site_copy", "site_title", "site_kind", "title_index", "word"]

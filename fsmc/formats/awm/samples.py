@@ -281,8 +281,9 @@ KINDS: tuple[tuple[str, str, Rows], ...] = (
     ("channel", "video", {
         "name": ("Kitchen Table", "Curious Minds", "Move Daily"),
         "subscribers": ("1.2M subscribers", "640K subscribers", "310K subscribers"), "videos": (420, 185, 260),
-        "description": ("Easy home cooking, a new recipe every week.", "Science explained in under ten minutes.",
-                        "Home workouts for every level.")}),
+        "description": ("Easy home cooking for busy weeknights, with a new recipe every Sunday.",
+                        "Big questions in science, each answered in under ten minutes.",
+                        "Home workouts for every level, from ten-minute stretches to full sessions.")}),
     ("channel", "", {
         "name": ("general", "design", "announcements"), "members": (48, 12, 48),
         "topic": ("Company-wide news and questions.", "Mockups, reviews and feedback on design work.",
@@ -412,8 +413,9 @@ KINDS: tuple[tuple[str, str, Rows], ...] = (
         "edited": ("2025-10-14", "2025-10-10", "2025-10-02"), "words": (820, 1450, 120)}),
     ("publication blog", "", {
         "name": ("Better Programming", "The Slow Life", "Kitchen Notes"),
-        "description": ("Practical advice for working developers.", "Essays on living well with less.",
-                        "Recipes and stories from home cooks."),
+        "description": ("Practical advice for working developers, from code review to career growth.",
+                        "Essays on living well with less: slow mornings, long walks and fewer things.",
+                        "Recipes and stories from home cooks, one kitchen at a time."),
         "followers": (184000, 42000, 9600)}),
     ("notification alert", "travel", {
         "name": ("New York to Barcelona", "Boston to London", "Chicago to Lisbon"),
@@ -480,7 +482,10 @@ KINDS: tuple[tuple[str, str, Rows], ...] = (
     ("video", "", {
         "title": ("15-minute weeknight pasta", "Why is the sky blue?", "Full-body workout, no equipment"),
         "channel": ("Kitchen Table", "Curious Minds", "Move Daily"),
-        "views": ("1.2M views", "640K views", "2.1M views"), "length": ("12:48", "8:05", "20:14")}),
+        "views": ("1.2M views", "640K views", "2.1M views"), "length": ("12:48", "8:05", "20:14"),
+        "description": ("A creamy tomato pasta from pantry staples, ready in fifteen minutes.",
+                        "Why the sky is blue by day and red at sunset, explained with a torch and a glass of milk.",
+                        "Twenty minutes, no equipment: a full-body routine you can do in your living room.")}),
     ("plan", "", {
         "name": ("Primary care", "Mental health", "Nutrition"), "price": (0.0, 49.0, 29.0),
         "description": ("Visits with a doctor by video or phone, any time of day.",

@@ -99,10 +99,14 @@ KINDS: tuple[tuple[str, str, Rows], ...] = (
     ("beneficiary payee", "", {
         "name": ("Maya Chen", "Daniel Okafor", "City Property Rentals"),
         "bank": ("Chase", "Wells Fargo", "Bank of America"), "account": ("•••• 3318", "•••• 9042", "•••• 5527"),
-        "reference": ("Dinner split", "Football tickets", "Rent")}),
+        "reference": ("Dinner split", "Football tickets", "Rent"),
+        "last_payment": ("$42.50 on October 12", "$120.00 on October 3", "$1,450.00 on October 1")}),
     ("card", "", {
         "name": ("Visa debit", "Virtual card", "Metal card"), "number": ("•••• 4821", "•••• 6610", "•••• 2093"),
-        "expires": ("09/28", "01/27", "11/29"), "status": ("Active", "Active", "Frozen")}),
+        "expires": ("09/28", "01/27", "11/29"), "status": ("Active", "Active", "Frozen"),
+        "description": ("Your physical card for everyday spending, in shops and online.",
+                        "A card for shopping online that you can freeze or replace at any time.",
+                        "Stainless steel card with higher limits and travel insurance.")}),
     ("exchange_pair pair", "", {
         "name": ("US dollar to euro", "US dollar to British pound", "US dollar to Japanese yen"),
         "rate": ("1 USD = 0.9154 EUR", "1 USD = 0.7863 GBP", "1 USD = 149.82 JPY"),

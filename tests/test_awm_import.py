@@ -43,7 +43,7 @@ def _requires(spec: ir.Spec, page: str, name: str) -> list[str]:
 def test_array_of_objects_is_a_table_and_a_view_not_state(spec: ir.Spec) -> None:
     table = spec.table("tickets")
     # a ticket's columns (samples.py), among them the keys the value_expr's append names (subject)
-    assert [c.name for c in table.columns] == ["id", "subject", "requester", "status", "priority"]
+    assert [c.name for c in table.columns] == ["id", "subject", "requester", "status", "priority", "description"]
     assert len(table.rows) == 3 and table.rows[0][:2] == ("ticket-1", "Can't reset my password")
     assert [v.name for v in spec.page("NEW_TICKET").views] == ["tickets"]
     assert "tickets" not in {v.name for p in spec.pages for v in p.vars}

@@ -235,7 +235,10 @@ KINDS: tuple[tuple[str, str, Rows], ...] = (
     ("ticket", "", {
         "subject": ("Can't reset my password", "Refund for a duplicate charge", "How do I export my data?"),
         "requester": ("Sam Lee", "Maya Chen", "Daniel Okafor"), "status": ("Open", "Pending", "Resolved"),
-        "priority": ("High", "Medium", "Low")}),
+        "priority": ("High", "Medium", "Low"),
+        "description": ("The reset link in the email says it has expired, even when I open it right away.",
+                        "I was charged twice for my October invoice and would like one payment refunded.",
+                        "I would like a copy of all my projects and files before our team moves.")}),
     ("base", "", {
         "name": ("Content calendar", "Product roadmap", "Hiring pipeline"), "tables": (4, 6, 3),
         "updated": ("2025-10-14", "2025-10-11", "2025-09-29"),
@@ -392,6 +395,8 @@ KINDS: tuple[tuple[str, str, Rows], ...] = (
                 "Product at a small startup. Runner.", "Photographer in the mountains.",
                 "Writing about food and cities.", "Engineer, climber, occasional baker.")}),
     ("member invitee contact customer", "", {
+        "company": ("Northwind Design", "Harbor Coffee Co.", "Bright Pages Books"),
+        "phone": ("+1 503 555 0142", "+1 312 555 0199", "+1 212 555 0173"),
         "name": ("Maya Chen", "Daniel Okafor", "Priya Shah"),
         "email": ("maya.chen@example.com", "daniel.okafor@example.com", "priya.shah@example.com"),
         "role": ("Designer", "Engineer", "Product manager"), "city": ("Portland", "Chicago", "New York")}),

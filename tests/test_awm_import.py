@@ -43,11 +43,49 @@ def _requires(spec: ir.Spec, page: str, name: str) -> list[str]:
 
 def test_array_of_objects_is_a_table_and_a_view_not_state(spec: ir.Spec) -> None:
     table = spec.table("tickets")
-    assert [c.name for c in table.columns] == ["id", "subject"]  # the keys the value_expr's append names
-    assert len(table.rows) == 3
+    # a ticket's columns (samples.py), among them the keys the value_expr's append names (subject)
+    assert [c.name for c in table.columns] == ["id", "subject", "requester", "status", "priority", "description"]
+    assert len(table.rows) == 3 and table.rows[0][:2] == ("ticket-1", "Can't reset my password")
     assert [v.name for v in spec.page("NEW_TICKET").views] == ["tickets"]
     assert "tickets" not in {v.name for p in spec.pages for v in p.vars}
     assert _action(spec, "NEW_TICKET", "ACT_SUBMIT_TICKET").effects == ()  # the append changes data only
+
+
+def _data_world(app: str, fields: list[str], sums: str = "") -> dict[str, Any]:
+    """One page showing array<object> fields; a total that `sums` a column of the first, where given."""
+    schema: dict[str, str] = {f: "array<object>|null" for f in fields}
+    actions = []
+    if sums:
+        schema["total"] = "number"
+        actions.append({"id": "ACT_TOTAL", "name": "click", "is_navigation": False, "from": "LIST", "to": "LIST",
+                        "parameters": {}, "preconditions": [], "gui_procedure": [{"op": "click", "selector": "#t"}],
+                        "effects": [{"op": "set", "path": "$.total", "value_expr": f"sum($.{fields[0]}[*].{sums})"}]})
+    return {"meta": {"app": app, "version": "1", "initial_page_id": "LIST", "terminal_pages": []},
+            "pages": [{"id": "LIST", "signature_schema": schema, "actions": actions}]}
+
+
+def test_invented_rows_are_of_the_fields_kind_in_the_apps_domain() -> None:
+    """A world without its app's data gets rows a site of its kind shows (samples.py), the same every time."""
+    def rows(app: str, fields: list[str], sums: str = "") -> ir.Spec:
+        return from_fsm_json(_data_world(app, fields, sums), "world.json")
+
+    bank = rows("Neobank-Revolut_app", ["accounts"]).table("accounts")
+    marketing = rows("Email_SMS_Marketing-Klaviyo_app", ["accounts"]).table("accounts")
+    assert [c.name for c in bank.columns][:4] == ["id", "name", "currency", "balance"]
+    assert bank.rows[0][:2] == ("account-1", "Main account") and "balance" not in [c.name for c in marketing.columns]
+    social = rows("Social Network-Facebook_app", ["friends", "suggested_friends"])
+    friends, suggested = (social.table(n) for n in ("friends", "suggested_friends"))
+    assert {r[1] for r in friends.rows}.isdisjoint({r[1] for r in suggested.rows})  # two lists, different people
+    assert [c.type for c in friends.columns] == ["str", "str", "int", "str"]  # 12 mutual friends: a count
+    shop = rows("E_commerce_Storefront-Shopify_app", ["cart_items"], sums="price")
+    cart = shop.table("cart_items")
+    price = [c.name for c in cart.columns].index("price")
+    total = next(a for a in shop.page("LIST").actions if a.name == "ACT_TOTAL").effects[0].value
+    assert total == ir.Lit(value=round(sum(r[price] for r in cart.rows)))  # the sum is of the rows shown
+    assert rows("Project Management-Asana_app", ["conditions_list", "widgets"]).table("conditions_list").rows[0][1] \
+        == "Seasonal allergies"  # a listing word is not the kind: conditions
+    assert [c.name for c in rows("x_app", ["widgets"]).table("widgets").columns] == ["id"]  # no kind known: a name
+    assert rows("Neobank-Revolut_app", ["accounts"]) == rows("Neobank-Revolut_app", ["accounts"])
 
 
 def test_clear_follows_the_current_value(spec: ir.Spec) -> None:

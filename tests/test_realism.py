@@ -109,6 +109,7 @@ def test_a_spec_of_identifiers_builds_a_site_without_one_visible(webmail_built: 
     assert figures["identifier_views"] == 0, figures["identifiers_seen"]
     assert figures["typed_visible"] == figures["typed"]  # the field shows what the state recorded of the typing
     assert figures["duplicate_views"] == 0, figures["duplicates_seen"]
+    assert figures["thin_pct"] <= 10, figures["thin_pages"]  # reads as a website: content besides its controls
 
 
 def test_every_control_has_a_role_and_a_name_of_its_own(webmail_built: tuple[Path, Path]) -> None:
@@ -176,6 +177,34 @@ def test_a_drop_down_is_a_menu_of_options_and_a_checkbox_says_what_it_ticks(tmp_
     assert option.text == "Updated, newest first" and option.menu == 0
     assert "Confirm" not in {p.text for p in placements}
     assert site_title(spec) == "GitHub" and site_kind(spec) == "code"
+
+
+def test_a_sign_in_form_names_the_site_and_its_terms(tmp_path: Path) -> None:
+    """A form for an account says what it is for, on which site, with the small print such forms carry; any other
+    form says what it is, on which site, and what to fill in."""
+    from fsmc.codegen.layout import decide_layout
+
+    def typing(page: str, aid: str, selector: str, flag: str) -> dict[str, object]:
+        return {"id": aid, "name": "type", "is_navigation": False, "from": page, "to": page, "parameters": {},
+                "preconditions": [], "effects": [{"op": "set", "path": f"$.{flag}", "value": True}],
+                "gui_procedure": [{"op": "type_text", "selector": selector, "text": "{input_text}"}]}
+
+    world = {"meta": {"app": "E_Commerce_marketplace-JD.COM_app", "version": "1", "initial_page_id": "LOGIN",
+                      "terminal_pages": []},
+             "pages": [{"id": "LOGIN", "signature_schema": {"user_typed": "boolean|null", "pass_typed": "boolean|null"},
+                        "actions": [typing("LOGIN", "ACT_LOGIN_TYPE_USERNAME", "#login-username", "user_typed"),
+                                    typing("LOGIN", "ACT_LOGIN_TYPE_PASSWORD", "#login-password", "pass_typed"),
+                                    {"id": "ACT_LOGIN_GO_FEEDBACK", "name": "click", "is_navigation": True,
+                                     "from": "LOGIN", "to": "FEEDBACK", "parameters": {}, "preconditions": [],
+                                     "effects": [], "gui_procedure": [{"op": "click", "selector": "#feedback"}]}]},
+                       {"id": "FEEDBACK", "signature_schema": {"typed": "boolean|null"},
+                        "actions": [typing("FEEDBACK", "ACT_FEEDBACK_TYPE", "#feedback-comment", "typed")]}]}
+    path = tmp_path / "login_fsm.json"
+    path.write_text(json.dumps(world))
+    login, feedback = decide_layout(load(path))
+    assert login.lead == "Sign in to JD.COM with your username and password."
+    assert login.note == "By signing in, you agree to JD.COM's Terms of Use and Privacy Notice."
+    assert (feedback.lead, feedback.note) == ("Feedback on JD.COM. Fill in feedback comment.", "")
 
 
 def test_text_typed_for_a_placeholder_is_recorded_and_stays_in_its_field(tmp_path: Path) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 from fsmc import ir
 from fsmc.codegen.actions import requirements
+from fsmc.codegen.present import row_table
 from fsmc.codegen.words import action_phrase
 from fsmc.semantics.compile import Compiled, ExprCompiler, view_fn
 from fsmc.semantics.lowered import (
@@ -306,7 +307,7 @@ class RuntimeCompiler:
             f"text: {self.template(op.text, scope, action.params)}, until: {self.template(op.until, scope, action.params)}, "
             f"limit: {js_value(op.limit)}" + "}"
             for op in action.gui)
-        tables = [t.table if isinstance(t := T.strip_optional(p.type), ir.RefType) else None for p in action.params]
+        tables = [row_table(self.spec, p.type) for p in action.params]
         return ("{" + f"id: {aid}, page: {self.page_index[page.name]}, name: {json.dumps(action.name)}, "
                 f"words: {json.dumps(action_phrase(action.name, page=page.name), ensure_ascii=False)}, "
                 f"paramTables: {json.dumps(tables)}, displaySlot: {self.display_slot(action, scope)}, "

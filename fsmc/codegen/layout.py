@@ -49,6 +49,8 @@ from fsmc.codegen.present import (
     humanise,
     money_columns,
     price_index,
+    row_table,
+    site_copy,
     site_title,
     title_index,
     word,
@@ -60,6 +62,7 @@ from fsmc.codegen.words import (
     field_phrase,
     menu_option,
     option_phrase,
+    split,
     value_words,
 )
 from fsmc.types import domains as T
@@ -143,6 +146,7 @@ class PageLayout:
     has_place: dict[str, bool] = field(default_factory=dict)
     featured: dict[str, Any] = field(default_factory=dict)  # {"table", "heading", ...}: rows shown on a page without any
     lead: str = ""  # a line under the heading of a page that shows no rows: what its fields ask, or what the site holds
+    note: str = ""  # small print under a form that every form of its kind carries (the terms a sign-in agrees to)
 
 
 class LayoutDecider:
@@ -206,8 +210,8 @@ class LayoutDecider:
             return x.table if isinstance(x, ir.RefType) else None
 
         table = vtable = None
-        if isinstance(base, ir.RefType):
-            table = base.table
+        if isinstance(base, (ir.RefType, ir.ChoiceType)):
+            table = row_table(self.spec, base)
         elif isinstance(base, ir.SetType):
             table = table_of(base.elem)
         elif isinstance(base, ir.MapType):
@@ -519,31 +523,60 @@ class LayoutDecider:
                            "title_col": title_index(table), "detail_cols": cols, "count": min(4, len(table.rows))}
 
     def decide_lead(self, page: ir.Page, layout: PageLayout) -> None:
-        """A page that shows no rows of its own says in a line what it asks for (its fields, by their labels), or
-        else what the site holds (its tables), as a form's or a dashboard's introduction would."""
+        """A page that shows no rows of its own says in a line what it is and what it asks for (its fields, by their
+        labels), or else what the site holds (its tables) or where the page leads, as a form's or a dashboard's
+        introduction would; the start page says first what the site is for, in its kind's words."""
         if any(not v.hidden for v in layout.views) or layout.detail_mode == "full":
             return
         asking = [p for p in layout.placements if p.place in ("form", "filters", "chips") and p.role != "submit"]
         typed = list(dict.fromkeys(p.field for p in asking if p.field))
         chosen = list(dict.fromkeys(p.text for p in asking if p.text and not p.field))
-        if typed or chosen:
-            layout.lead = " ".join([f"Fill in {_and(typed)}." if typed else "", f"Choose {_and(chosen)}." if chosen
-                                    else ""]).strip()
+        site, said = site_title(self.spec), _said(page)
+        where = f"{layout.title}." if site in layout.title else f"{layout.title} on {site}."
+        if page.name == self.spec.site.entry and (tagline := site_copy(self.spec, site, "")["tagline"]):
+            where = f"{where} {tagline}"
+        account = next((form for form in ACCOUNT_FORMS if typed and re.search(form[0], said)), None)
+        ask = " ".join(([f"Fill in {_and(typed)}."] if typed else []) + ([f"Choose {_and(chosen)}."] if chosen else []))
+        if account is not None:
+            layout.lead, layout.note = (text.format(site=site, fields=_and(typed)) for text in account[1:])
+        elif ask and re.search(SETTINGS, said):
+            topic = " ".join(w for w in split(page.title or page.name) if w not in ("settings", "setting"))
+            layout.lead = f"Manage your {topic} settings on {site}. {ask}"
+            layout.note = "You can change these settings at any time."
+        elif ask:  # what the page is, on which site, what it asks and what comes of it
+            then = self._main_move(page, layout)
+            layout.lead = f"{where} {ask[:-1]}" + (f", then {then[:1].lower()}{then[1:]}." if then else ".")
         elif self.spec.tables:
-            layout.lead = f"Browse {_and([humanise(t.name) for t in self.spec.tables[:4]])} on {site_title(self.spec)}."
+            layout.lead = f"Browse {_and([humanise(t.name) for t in self.spec.tables[:4]])} on {site}."
+        elif moves := self._moves(page, layout):  # a site without data: where its page leads, in its buttons' words
+            layout.lead = f"{where} From here you can {_and(moves)}."
+
+    def _moves(self, page: ir.Page, layout: PageLayout) -> list[str]:
+        """The words of the page's buttons (at most four), as a sentence lists them: "go to inbox"."""
+        first = min((p.aid for p in layout.placements), default=0)
+        said = [action_phrase(page.actions[p.aid - first].name, page=page.name) for p in layout.placements
+                if p.kind == "button"]
+        return [w[:1].lower() + w[1:] for w in dict.fromkeys(said)][:4]
+
+    def _main_move(self, page: ir.Page, layout: PageLayout) -> str:
+        """The words of the page's main call to action (a form's submit, the way on), or "" if it has none."""
+        first = min((p.aid for p in layout.placements), default=0)
+        main = next((p for p in layout.placements if p.primary or p.role == "submit"), None)
+        return action_phrase(page.actions[main.aid - first].name, page=page.name) if main else ""
 
     def decide_detail(self, page: ir.Page, layout: PageLayout) -> None:
         """A row reference carried onto the page is what the page is about (full) or a reminder (summary)."""
         shown = {v.table for v in layout.views if not v.hidden}
         arrivals = self.carried_in.get(page.name, {})
         for i, var in enumerate(page.vars):
-            ref = var.type  # an optional reference is often unset: not worth a panel
-            if not (isinstance(ref, ir.RefType) and ref.table in self.tables and ref.table not in shown
-                    and var.name in arrivals):
+            # an optional reference is often unset: not worth a panel; a choice of a table's keys is set on arrival
+            table = row_table(self.spec, var.type) if not isinstance(var.type, ir.OptionalType) or isinstance(
+                T.strip_optional(var.type), ir.ChoiceType) else None
+            if table is None or table in shown or var.name not in arrivals:
                 continue
-            layout.detail_var, layout.detail_table = 1 + self.nsess + i, ref.table
-            layout.detail_image = self.pictures.of(self.tables[ref.table])
-            layout.detail_cols = detail_columns(self.tables[ref.table], 5)
+            layout.detail_var, layout.detail_table = 1 + self.nsess + i, table
+            layout.detail_image = self.pictures.of(self.tables[table])
+            layout.detail_cols = detail_columns(self.tables[table], 5)
             chosen = any(assigned_from_param(a, var.name) for a in arrivals[var.name])
             layout.detail_mode = "full" if chosen else "summary"
             return
@@ -613,6 +646,24 @@ class LayoutDecider:
             shown = self.var_show(page, var.name)
             shown["quote"] = var.name in ("query", "q", "term", "terms", "search", "keyword", "keywords")
             (layout.context if var.name in read else layout.summary).append(shown)
+
+
+# What a sign-in or sign-up form says besides its fields, as every such form does: (words of its page, the line
+# under its heading, its small print).
+ACCOUNT_FORMS = (
+    (r"\b(login|log in|signin|sign in)\b", "Sign in to {site} with your {fields}.",
+     "By signing in, you agree to {site}'s Terms of Use and Privacy Notice."),
+    (r"\b(register|registration|signup|sign up|create account|join)\b", "Create your {site} account with your {fields}.",
+     "By creating an account, you agree to {site}'s Terms of Use and Privacy Notice."),
+)
+
+
+SETTINGS = r"\b(settings?|preferences|privacy|notifications|security)\b"  # a page of settings, by its words
+
+
+def _said(page: ir.Page) -> str:
+    """A page's name and title in lower-case words: "LOGIN_PAGE" -> "login page"."""
+    return " ".join(split(page.name) + split(page.title or ""))
 
 
 def _and(items: list[str]) -> str:

@@ -16,7 +16,7 @@ from fsmc.types import domains as T
 
 TITLE_NAMES = ("title", "name", "label", "subject", "headline", "number", "code")
 PRICE_NAMES = ("price", "total", "fare", "cost", "amount", "subtotal")  # the price of the row
-MONEY_NAMES = (*PRICE_NAMES, "economy", "premium", "business", "first", "deposit", "fee")  # amounts of money
+MONEY_NAMES = (*PRICE_NAMES, "economy", "premium", "business", "first", "deposit", "fee", "balance")  # amounts of money
 HIDDEN_NAMES = ("tags", "keywords", "password", "search_terms")
 # Names a person would use for common short variable and column names.
 WORDS = {"qty": "Quantity", "pax": "Passengers", "dest": "To", "origin": "From", "minutes": "Duration",
@@ -63,6 +63,21 @@ def price_index(t: ir.Table) -> int:
             if c.type == "num" and c.name == name:
                 return i
     return -1
+
+
+def row_table(spec: ir.Spec, t: ir.Type) -> str | None:
+    """The table whose rows a value of type t names: a reference's, or that of a choice of text whose every value is
+    a key of one table (an imported world's `selected_therapist_id`, set from the rows it lists)."""
+    t = T.strip_optional(t)
+    if isinstance(t, ir.RefType):
+        return t.table
+    if not isinstance(t, ir.ChoiceType) or not t.values:
+        return None
+    for table in spec.tables:
+        key = [c.name for c in table.columns].index(table.key)
+        if set(t.values) <= {str(r[key]) for r in table.rows}:
+            return table.name
+    return None
 
 
 def column_format(t: ir.Table, i: int) -> str:
@@ -306,4 +321,4 @@ def site_copy(spec: ir.Spec, title: str, currency: str) -> dict[str, Any]:
 
 
 __all__ = ["ColumnShow", "Pictures", "column_format", "columns_json", "decide_pictures", "detail_columns", "humanise",
-           "money_columns", "price_index", "site_copy", "site_title", "site_kind", "title_index", "word"]
+           "money_columns", "price_index", "row_table", "site_copy", "site_title", "site_kind", "title_index", "word"]

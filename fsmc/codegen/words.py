@@ -37,7 +37,7 @@ ABBREVIATIONS = {
     "evts": "events", "doc": "document", "docs": "documents", "dir": "folder", "pkg": "package",
     "pkgs": "packages", "env": "environment", "envs": "environments", "ci": "CI", "api": "API", "url": "URL",
     "urls": "URLs", "faq": "FAQ", "sku": "SKU", "cvv": "CVV", "vip": "VIP", "id_": "ID", "ok": "OK",
-    "2fa": "two-factor sign-in", "mfa": "two-factor sign-in", "wiki": "wiki", "readme": "README",
+    "2fa": "two-factor sign-in", "mh": "mental health", "ins": "insurance", "mfa": "two-factor sign-in", "wiki": "wiki", "readme": "README",
 }
 # Verbs that end an action's name in code ("new_pr_submit") and lead its label in words ("Submit new pull request").
 VERBS = {"submit", "open", "close", "click", "select", "apply", "save", "send", "toggle", "confirm", "cancel",
@@ -104,9 +104,16 @@ def plural(word: str) -> str:
     return word if word.endswith("s") else word + ("es" if word.endswith(("sh", "ch", "x")) else "s")
 
 
+# Words a form's fields repeat from the form's own name: "login-username" is the sign-in form's "Username".
+FORM_WORDS = {"login", "signin", "signup", "register", "registration"}
+
+
 def field_phrase(identifier: str) -> str:
-    """A text field's label: a search box searches its things ("repo-search-input" -> "Search repositories")."""
+    """A text field's label: a search box searches its things ("repo-search-input" -> "Search repositories"), a
+    sign-in form's field is what it asks ("login-username" -> "Username")."""
     ws = content_words(identifier)
+    while len(ws) > 1 and ws[0] in FORM_WORDS:
+        ws.pop(0)
     if "search" in ws and len(ws) > 1:
         rest = [w for w in ws if w not in ("search", "query", "q", "term", "terms", "keyword", "keywords")]
         if rest:
@@ -158,7 +165,7 @@ def option_phrase(identifier: str) -> str:
     ws = [w for w in split(identifier) if w not in CODE_WORDS]
     while len(ws) > 1 and ws[-1] in CONTROL_WORDS:
         ws.pop()
-    for marker in ("by", "filter", "sort", "only", "show"):
+    for marker in ("by", "filter", "sort", "only", "show", "toggle", "switch", "enable", "disable"):
         if marker in ws[:-1]:
             ws = ws[len(ws) - ws[::-1].index(marker):]
             break

@@ -13,6 +13,7 @@ from fsmc.formats.awm.data import take_rows
 from fsmc.formats.awm.effects import normalise_effects, sample_text
 from fsmc.formats.awm.importer import SAMPLE_ROWS, Act, DataField, Field, Importer, fsmc_name
 from fsmc.formats.awm.reach import settle_reach
+from fsmc.formats.awm.samples import Samples
 from fsmc.formats.awm.tasks import add_tasks, words
 from fsmc.ir.visit import params_in
 
@@ -415,18 +416,10 @@ def _given_table(d: DataField, rows: list[tuple[JSON, ...]]) -> ir.Table:
                                                                  zip(d.columns, types, strict=True)), rows=fixed)
 
 
-def _table(d: DataField) -> ir.Table:
-    """An array<object> field's rows: the app's (data.py), else sample rows (their BFS starts the field at null)."""
-    if d.rows is not None:
-        return _given_table(d, d.rows)
-
-    def cell(c: str, k: int) -> str | int:
-        return 10 * k if c in d.numbers else f"{c.replace('_', ' ').capitalize()} {k}"
-
-    ids = d.ids()
-    rows = tuple(tuple(ids[k - 1] if c == "id" else cell(c, k) for c in d.columns) for k in range(1, SAMPLE_ROWS + 1))
-    columns = tuple(ir.Column(name=c, type="num" if c in d.numbers else "str") for c in d.columns)
-    return ir.Table(name=d.name, key="id", columns=columns, rows=rows)
+def _table(d: DataField, samples: Samples) -> ir.Table:
+    """An array<object> field's rows: the app's (data.py), else invented ones of its kind (samples.py; their BFS
+    starts the field at null)."""
+    return _given_table(d, d.rows) if d.rows is not None else samples.table(d)
 
 
 def _page(imp: Importer, raw: dict[str, JSON], acts: list[Act], where: str) -> ir.Page:
@@ -465,7 +458,7 @@ def build_spec(imp: Importer, meta: dict[str, JSON], pages: list[dict[str, JSON]
             imp.report(f"pages[{i}].id", f"page id '{n}' is used twice", "E005")
     return ir.Spec(
         site=_site(imp, meta),
-        tables=tuple(_table(d) for d in imp.data_fields.values()),
+        tables=tuple(_table(d, Samples(imp)) for d in imp.data_fields.values()),
         session=tuple(imp.var("", n) for n in imp.global_names),
         pages=tuple(_page(imp, p, imp.acts, f"pages[{i}]") for i, p in enumerate(pages)),
     )

@@ -11,6 +11,7 @@ import re
 from typing import Any
 
 from fsmc.formats.awm.importer import SAMPLE_ROWS, Act, Field, Importer, fsmc_name
+from fsmc.formats.awm.samples import Samples
 
 __all__ = ["normalise_effects"]
 
@@ -56,8 +57,8 @@ EXPR_LIT = "value_expr holding a JSON literal sets that literal (both their BFS 
 EXPR_TEST = ("value_expr combining boolean fields with &&, || and ! sets their value as JavaScript would compute it, "
              "null counting as false (both their BFS tools ignore value_expr and write null)")
 EXPR_SUM = (f"value_expr sum($.x[*].c) over an array<object> field x sets the sum of column c over x's {SAMPLE_ROWS} "
-            "fixed sample rows, whose c is 10, 20, 30, ... (or over the app's own rows, data.py, rounded to a whole "
-            "number; both their BFS tools ignore value_expr and write null)")
+            "fixed sample rows (samples.py: c as a row of x's kind has it, else 10, 20, 30), or over the app's own "
+            "rows (data.py), rounded to a whole number (both their BFS tools ignore value_expr and write null)")
 EXPR_MERGE = ("value_expr merge({...}, ...) of JSON objects whose result has one member sets that member's value "
               "(merge({}, {\"date\": \"2000-1-1\"}) sets \"2000-1-1\"), as an fsmc field holds no object (both "
               "their BFS tools ignore value_expr and write null)")
@@ -97,10 +98,7 @@ def _expr_value(imp: Importer, e: dict[str, JSON], act: Act, where: str) -> dict
             numbers = [r[k] for r in data.rows if k is not None and isinstance(r[k], (int, float))
                        and not isinstance(r[k], bool)]
             return {**base, "value": round(sum(numbers))}
-        if column not in data.columns:
-            data.columns.append(column)
-        data.numbers.add(column)
-        return {**base, "value": sum(10 * k for k in range(1, SAMPLE_ROWS + 1))}
+        return {**base, "value": Samples(imp).summed(data, column)}
     if (built := _merge(imp, base, text.strip(), where) or _append(imp, base, text.strip(), act, where)) is not None:
         return built
     if (m := _CALL.fullmatch(text.strip())) is not None:

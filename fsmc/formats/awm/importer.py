@@ -158,6 +158,12 @@ class Importer:
         self.notes: list[Diagnostic] = []
         self.reached: dict[str, set[Any]] | None = None  # reachable states by page (None: not explored, or capped)
 
+    @property
+    def app(self) -> str:
+        """The world's `meta.app` (`Neobank-Revolut_app`), or "" where it names none."""
+        meta = self.data.get("meta")
+        return str(meta.get("app") or "") if isinstance(meta, dict) else ""
+
     # ---------------------------------------------------------------- reporting
 
     def span(self, where: str) -> ir.Span:

@@ -37,7 +37,7 @@ real_access = os.access
 os.access = lambda path, mode, **kw: False if Path(path) == npm.TEMPLATES else real_access(path, mode, **kw)
 cached = npm.install_root()
 os.access = real_access
-assert cached.parent == npm._cache_home() and cached.name.startswith("npm-"), cached
+assert cached.parent == npm.cache_home() and cached.name.startswith("npm-"), cached
 print(f"check_wheel: read-only, node_modules would go to {cached / 'node_modules'}")
 EOF
 fsmc="$work/venv/bin/fsmc"

@@ -316,3 +316,28 @@ def test_a_stylesheets_picture_that_comes_late_is_in_the_view(tmp_path: Path) ->
     shot = Image.open(tmp_path / "late" / manifest["pages"][0]["screenshot"]).convert("RGB")
     assert shot.getpixel((100, 100)) == (200, 20, 20)  # inside #hero, below the body's margin
     assert check(tmp_path / "late").fidelity == 1.0
+
+
+def test_a_field_focused_on_load_shows_no_caret_in_any_view(tmp_path: Path) -> None:
+    """A login page focuses its field as it loads (Django's admin does): the caret blinks on Chromium's own timer, so
+    a view showed it or not by chance; captured and offline pages hide it, as generated sites do."""
+    from fsmc.browser import SiteServer
+
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "index.html").write_text(
+        "<!doctype html><html><head><title>Sign in</title></head><body><form><label>Username "
+        "<input id='user' name='user'></label></form><script>document.getElementById('user').focus()</script>"
+        "</body></html>")
+    with SiteServer(site) as server:
+        capture(server.url, tmp_path / "login", Options(depth=0))
+
+    async def caret() -> list[str]:
+        async with CapturedSite(tmp_path / "login", image=PNG) as captured:
+            episode = await captured.open()
+            await episode.reset()
+            return list(await episode.page.evaluate(
+                "() => [document.activeElement.id, getComputedStyle(document.activeElement).caretColor]"))
+
+    assert asyncio.run(caret()) == ["user", "rgba(0, 0, 0, 0)"]
+    assert [check(tmp_path / "login").fidelity for _ in range(2)] == [1.0, 1.0]

@@ -3,7 +3,7 @@
 Every capture and every offline view opens its pages in a context made here: 1280×720 at scale 1,
 reduced motion, no service workers, en-GB in UTC, the clock installed at a fixed instant and paused
 (time moves only when the episode lets it, `Actor.settle`), and `Math.random` / `crypto.getRandomValues`
-seeded afresh on every document; CSS animations are stilled before a view is taken (`STILL_JS`). An init script also notes when a document is about to be left, so
+seeded afresh on every document; the text caret hidden (it blinks on Chromium's own timer); CSS animations are stilled before a view is taken (`STILL_JS`). An init script also notes when a document is about to be left, so
 that an episode knows a click started a page load and waits for it.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from fsmc.archive.routes import Routes
-from fsmc.browser import VIEWPORT
+from fsmc.browser import HIDE_CARET, VIEWPORT
 
 PINNED_TIME_MS = 1_735_689_600_000  # 2025-01-01T00:00:00Z
 SEED = 20250101
@@ -61,6 +61,7 @@ async def pinned_page(browser: Any, routes: Routes, proxy: str | None = None, by
     await context.clock.install(time=PINNED_TIME_MS)
     await context.clock.pause_at(PINNED_TIME_MS + 1000)
     await context.add_init_script(PIN_JS)
+    await context.add_init_script(HIDE_CARET)
     page = await context.new_page()
     await routes.attach(page)
     return page

@@ -2,6 +2,7 @@
 
 from fsmc.browser.chromium import (
     CHROMIUM_ARGS,
+    HIDE_CARET,
     VIEWPORT,
     BrowserMissing,
     Chromium,
@@ -13,5 +14,5 @@ from fsmc.browser.chromium import (
 from fsmc.browser.server import SiteServer, find_dist
 from fsmc.browser.sink import Sink
 
-__all__ = ["CHROMIUM_ARGS", "VIEWPORT", "BrowserMissing", "Chromium", "Isolation", "SiteServer", "Sink", "chromium_path",
+__all__ = ["CHROMIUM_ARGS", "HIDE_CARET", "VIEWPORT", "BrowserMissing", "Chromium", "Isolation", "SiteServer", "Sink", "chromium_path",
            "find_dist", "launch", "open_site"]

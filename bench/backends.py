@@ -20,7 +20,7 @@ run (the live site may change between two loads: datasette prints how long its q
 Applications imported (`--only apps`): three real applications run here, each captured (`fsmc capture`), imported
 (`fsmc import`), its draft enumerated (the spec's own tasks, depth 3) and replayed on the capture offline, and the
 capture checked three times (`fsmc capture --check`): datasette over the example's zoo (specs/datasette, its flows),
-the Django admin of specs/todo.fsm (from its login page; flows log in and open its lists), and Trac 1.6 (PyPI
+the Django admin of specs/todo.fsm (from its login page; flows log in, open its lists and add a todo), and Trac 1.6 (PyPI
 `Trac`, specs/apps/tracker/.venv) with three tickets, from its home page to depth 2 with 40 pages, as the issue that
 asked for the figures did. Per application: the pages captured (of them bundled documentation), the draft's pages and
 actions, the share of application actions (neither on nor to a documentation page, and not navigation repeated on
@@ -202,7 +202,18 @@ DJANGO_FLOWS = [
              {"op": "click", "selector": ".object-tools a.addlink"}]},
     {"name": "users", "start": "/admin/",
      "ops": [{"op": "click", "selector": "#content-main th a[href='/admin/auth/user/']"},
-             {"op": "click", "selector": "#result_list tbody th a"}]}]
+             {"op": "click", "selector": "#result_list tbody th a"}]},
+    {"name": "add a todo", "start": "/admin/todos/todo/add/",
+     "ops": [{"op": "type", "selector": "#id_title", "text": "buy milk"},
+             {"op": "click", "selector": "input[name=_save]"}]}]
+TRAC_FLOWS = [
+    {"name": "file a ticket", "start": "/newticket",
+     "ops": [{"op": "type", "selector": "#field-summary", "text": "Keyboard sticks"},
+             {"op": "select", "selector": "#field-priority", "text": "critical"},
+             {"op": "click", "selector": "#propertyform input[name=submit]"}]},
+    {"name": "search", "start": "/",
+     "ops": [{"op": "type", "selector": "#proj-search", "text": "printer"},
+             {"op": "click", "selector": "#search input[type=submit]"}]}]
 
 
 def _datasette_app(work: Path) -> tuple[str, Options, Any]:
@@ -226,8 +237,9 @@ def _trac_app(work: Path) -> tuple[str, Options, Any]:
     sys.path.insert(0, str(ROOT / "tests"))
     from trac_site import Trac
 
-    trac = Trac(work, ["Printer jams", "Screen flickers", "Mouse sticks"])
-    return trac.url, Options(depth=2, pages=40), trac.stop
+    trac = Trac(work, ["Printer jams", "Screen flickers", "Mouse sticks"], permissions=("TICKET_CREATE",))
+    (work / "flows.json").write_text(json.dumps(TRAC_FLOWS))
+    return trac.url, Options(depth=2, pages=40, flows=work / "flows.json"), trac.stop
 
 
 def application_share(spec: Any, of_page: dict[str, str]) -> int:

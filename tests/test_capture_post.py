@@ -221,3 +221,42 @@ def test_posts_that_land_alike_are_one_action_with_a_parameter_and_the_pages_own
     assert r'type "textarea[name=\"body\"]" "{body}"' in text and "tag" not in text and "csrf" not in text
     assert r'click "input[type=\"submit\"][value=\"Save\"]"' in text
     assert made.notes == []
+
+
+def test_the_button_a_flow_clicked_submits_and_a_post_the_pages_script_sent_is_no_submission() -> None:
+    """Trac's ticket form: Preview before Create, and its script posts the form to preview it while it is typed (a
+    post that leads nowhere); the action clicks the button the submission sent, and lands where that one did; the
+    task to reach what it made says how."""
+    form = ('<title>New note</title><form method="post" action="/notes/new"><label for="b">Note:</label>'
+            '<textarea id="b" name="body"></textarea>'
+            '<input type="submit" name="preview" value="Preview"><input type="submit" name="create" value="Create">'
+            '</form>')
+    pages = {"/": '<title>Notes</title><a href="/notes/new">new</a>', "/notes/new": form,
+             "/notes/1": "<title>Note 1</title><h1>hi</h1>"}
+    posted = [Posted("/notes/new", (("body", "hi"), ("preview", "1")), "/notes/new"),  # the script's, while typing
+              Posted("/notes/new", (("body", "hi"), ("create", "Create")), "/notes/1")]
+    made = draft(Capture("notes", "http://127.0.0.1:9", "/", pages, {canonical(p): p for p in pages},
+                         {("/", "/notes/new"), ("/notes/new", "/notes/1")}, posted), "../captures/notes")
+    text = to_fsm(made.spec)
+    start = text.index('action submit_notes_new "Create"')
+    action = text[start:text.index("\n  }\n", start)]
+    assert r'click "input[type=\"submit\"][value=\"Create\"]"' in action and "goto notes_item" in action
+    # only the form leads to the note: its task says what to fill in, by the field's label, and which button
+    assert {t.instruction for t in made.spec.tasks} == {
+        'Open the page "New note".', 'On the page "New note", set "Note" to "hi", then click "Create".'}
+
+
+def test_a_move_from_a_location_the_draft_never_reaches_does_not_say_where_an_action_is_enabled() -> None:
+    """A query page's "new query" link, shown only on a query that a page outside the draft links to: the action is
+    the plain query page's, not one enabled only in a state the draft never reaches (the checks' E404)."""
+    from fsmc.compilation import Compilation
+
+    pages = {"/": '<title>Home</title><a href="/query">Query</a>',
+             "/query": '<title>Query</title><a href="/about">About</a>',
+             "/query?status=open": '<title>Query</title><a href="/query">New query</a> <a href="/about">About</a>',
+             "/orphan": '<title>Orphan</title><a href="/query?status=open">Open</a>',
+             "/about": '<title>About</title><a href="/">Home</a>'}
+    made = draft(Capture("desk", "http://127.0.0.1:9", "/", pages, {canonical(p): p for p in pages}), "../captures/desk")
+    text = to_fsm(made.spec).replace('backend capture "../captures/desk"\n', "")  # no capture here: the checks stop at it
+    assert [d.code for d in Compilation("desk.fsm", text=text).diagnostics if d.severity == "error"] == []
+    assert "/query?status=open" in made.left_out

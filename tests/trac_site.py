@@ -27,12 +27,14 @@ for i, summary in enumerate(sys.argv[2:]):
 
 
 class Trac:
-    """`tracd` over a fresh environment in `folder` holding one ticket per summary, as a user starts it."""
+    """`tracd` over a fresh environment in `folder` holding one ticket per summary, as a user starts it; `permissions`
+    granted to anonymous users (`TICKET_CREATE` lets them file tickets)."""
 
-    def __init__(self, folder: Path, summaries: list[str]):
+    def __init__(self, folder: Path, summaries: list[str], permissions: tuple[str, ...] = ()):
         env = folder / "env"
+        grant = [["-m", "trac.admin.console", str(env), "permission", "add", "anonymous", *permissions]] if permissions else []
         for command in (["-m", "trac.admin.console", str(env), "initenv", "Tracker", "sqlite:db/trac.db"],
-                        ["-c", SEED, str(env), *summaries]):
+                        *grant, ["-c", SEED, str(env), *summaries]):
             subprocess.run([str(PYTHON), *command], check=True, capture_output=True, timeout=300)
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"

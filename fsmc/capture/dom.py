@@ -37,6 +37,7 @@ class Field:
     form: int | None  # the index of its form in the page, if it is in one
     options: list[tuple[str, bool]] = field(default_factory=list)  # a select's options: value, selected
     text: str = ""  # a textarea's content, a button's or an option's text
+    label: str = ""  # the text of its <label> (around it, or naming its id)
 
     @property
     def name(self) -> str:
@@ -65,6 +66,15 @@ class Field:
         """An agent can fill it in: a text-like input, a textarea or a select, shown and enabled."""
         return (self.kind in TEXT_KINDS or self.tag in ("textarea", "select")) and not self.hidden \
             and "disabled" not in self.attrs and "readonly" not in self.attrs
+
+    @property
+    def shown_name(self) -> str:
+        """What a person reads it as: its label, else its aria-label, placeholder or title, else its name in words."""
+        for text in (self.label, self.attrs.get("aria-label"), self.attrs.get("placeholder"), self.attrs.get("title")):
+            words = " ".join((text or "").split()).rstrip(":*").strip()
+            if words:
+                return words
+        return " ".join(re.split(r"[_\-\s]+", self.name)).strip()
 
     def value(self) -> str | None:
         """What a plain submission sends for it; None when it sends nothing."""
@@ -127,6 +137,8 @@ class PageHtml(HTMLParser):
         self._form: int | None = None
         self._in_option = False
         self._in_title = False
+        self._label: tuple[str, list[str], list[Field]] | None = None  # the open <label>: its for, its text, controls
+        self._labels: dict[str, str] = {}  # a label's text by the id it names
 
     def _hidden(self) -> bool:
         shown_details = False  # the <details> right around a <summary> shows that summary
@@ -160,6 +172,10 @@ class PageHtml(HTMLParser):
             if self._form is not None:
                 self.forms[self._form].fields.append(control)
             self._text = control if tag != "input" else None
+            if self._label is not None:
+                self._label[2].append(control)
+        elif tag == "label":
+            self._label = (a.get("for", ""), [], [])
         elif tag == "option" and self._text is not None and self._text.tag == "select":
             self._text.options.append((a.get("value", "\0"), "selected" in a))
             self._in_option = True
@@ -174,6 +190,14 @@ class PageHtml(HTMLParser):
             self._form = None
         elif tag in ("select", "textarea", "button"):
             self._text = None
+        elif tag == "label" and self._label is not None:
+            names, text, inside = self._label
+            words = " ".join("".join(text).split())
+            if names:
+                self._labels.setdefault(names, words)
+            elif len(inside) == 1:
+                inside[0].label = words
+            self._label = None
         self._in_option = self._in_option and tag not in ("option", "select")
         names = [t for t, _ in self._stack]
         if tag in names:
@@ -183,6 +207,8 @@ class PageHtml(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._in_title:
             self.title += data
+        if self._label is not None and self._text is None:
+            self._label[1].append(data)
         if self._open is not None:
             self._open.text += data
         if self._text is None:
@@ -196,6 +222,7 @@ class PageHtml(HTMLParser):
     def close(self) -> None:
         super().close()
         for control in self.fields:
+            control.label = control.label or self._labels.get(control.attrs.get("id", ""), "")
             control.options = [(" ".join(v[1:].split()) if v.startswith("\0") else v, s) for v, s in control.options]
 
 

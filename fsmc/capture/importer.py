@@ -36,8 +36,11 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import tempfile
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import Collection
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -203,24 +206,29 @@ def _query(instance: Instance) -> list[tuple[str, str]]:
     return [(k, instance.query[k]) for k in instance.template.params if k in instance.query]
 
 
-def _tasks(t: Template, entry: bool, reached: set[Instance], taken: set[str]) -> list[ir.Task]:
-    """Reach the page; for a slotted page, each of its slot values reached; for a query page, each query reached."""
+def _tasks(t: Template, entry: bool, reached: Collection[Instance], filled: Filled, taken: set[str]) -> list[ir.Task]:
+    """Reach the page; for a slotted page, each of its slot values reached; for a query page, each query reached.
+    A location only a form leads to is reached by filling the form in, and its instruction says so."""
     title = _quoted(t.title or t.name)
     tasks = []
+    mine = [i for i in t.instances.values() if i in reached]
     if t.var is None and not entry:
+        only = next(iter(filled[i] for i in mine if i in filled), None) if all(i in filled for i in mine) else None
         tasks.append(ir.Task(name=identifier(["reach", t.name], taken), page=t.name, goal=ir.Lit(value=True),
-                             instruction=f"Open the page {title}."))
-    var, mine = t.var, [i for i in t.instances.values() if i in reached]
+                             instruction=_fill(*only) if only else f"Open the page {title}."))
+    var = t.var
     if var is not None:
         own = {i.slot: i for i in sorted(mine, key=lambda i: _query(i) != [], reverse=True)}  # without a query last
         tasks += [ir.Task(name=identifier(["reach", t.name, v], taken), page=t.name, goal=_is(var, v),
-                          instruction=_open(own[v], f" of {v}")) for v in t.values(var) if v in own]
-    return tasks + [_query_task(i, taken) for i in mine if _query(i) and i is not t.start]  # the start: no task
+                          instruction=_open(own[v], f" of {v}", filled)) for v in t.values(var) if v in own]
+    return tasks + [_query_task(i, filled, taken) for i in mine if _query(i) and i is not t.start]  # the start: none
 
 
-def _open(instance: Instance, which: str) -> str:
+def _open(instance: Instance, which: str, filled: Filled) -> str:
     """Open a page by its own title where no other state of its page has that title, else by the title and `which`
-    state it is."""
+    state it is; fill in the form that alone leads there."""
+    if instance in filled:
+        return _fill(*filled[instance])
     t, title = instance.template, instance.title
     states = {tuple(i.state().items()) for i in t.instances.values() if i.title == title}
     if title and len(states) == 1:
@@ -232,7 +240,7 @@ def _quoted(title: str) -> str:
     return json.dumps(title, ensure_ascii=False)
 
 
-def _query_task(instance: Instance, taken: set[str]) -> ir.Task:
+def _query_task(instance: Instance, filled: Filled, taken: set[str]) -> ir.Task:
     """Reach a query page: its slot and its query's values (the parameters that vary), named by its own title where
     that differs from its page's."""
     t, query, var = instance.template, _query(instance), instance.template.var
@@ -240,20 +248,54 @@ def _query_task(instance: Instance, taken: set[str]) -> ir.Task:
     goal = _all("and", [_is(name, v) for name, v in at] + [_is(t.params[k], v) for k, v in query])
     words = [t.name, *(v for _, v in at), *(w for kv in query for w in kv)]
     return ir.Task(name=identifier(["reach", *words], taken), page=t.name, goal=goal,
-                   instruction=_open(instance, " with " + ", ".join(f"{k} = {v}" for k, v in query)))
+                   instruction=_open(instance, " with " + ", ".join(f"{k} = {v}" for k, v in query), filled))
 
 
-def _reachable(start: Instance, found: dict[str, list[Candidate]]) -> set[Instance]:
-    """The captured locations the start's moves lead to, move after move."""
-    seen, todo = {start}, [start]
+def _reachable(start: Instance, found: dict[str, list[Candidate]]) -> dict[Instance, tuple[Candidate, Move] | None]:
+    """The captured locations the start's moves lead to, move after move (breadth first), each with the move that
+    first led there."""
+    via: dict[Instance, tuple[Candidate, Move] | None] = {start: None}
+    todo = deque([start])
     while todo:
-        here = todo.pop()
+        here = todo.popleft()
         for c in found[here.template.name]:
             for m in c.moves:
-                if m.source is here and m.target not in seen:
-                    seen.add(m.target)
+                if m.source is here and m.target not in via:
+                    via[m.target] = (c, m)
                     todo.append(m.target)
-    return seen
+    return via
+
+
+PLACEHOLDER = re.compile(r"{(\w+)}")
+TYPED = ("type", "select")  # the operations that fill a form's field in
+Filled = dict[Instance, tuple[Candidate, Move]]
+
+
+def _filled(via: dict[Instance, tuple[Candidate, Move] | None], found: dict[str, list[Candidate]]) -> Filled:
+    """The locations that only a form leads to (no link from a location reached), each with a form's move there."""
+    linked = {m.target for cs in found.values() for c in cs if not c.button for m in c.moves if m.source in via}
+    return {i: how for i, how in via.items() if how is not None and how[0].button and i not in linked}
+
+
+def _fill(c: Candidate, m: Move) -> str:
+    """The instruction to reach a location only a form leads to: on the form's page, each field it fills in set to
+    its value there, then its button (or Enter)."""
+    values = dict(zip(c.params, m.args, strict=True))
+    typed = [PLACEHOLDER.sub(lambda p: values.get(p[1], p[0]), op.text or "") for op in c.gui if op.op in TYPED]
+    sets = [f"{_quoted(name)} to {_quoted(text)}" for name, text in zip(c.fields, typed, strict=True)]
+    submit = "press Enter" if c.gui and c.gui[-1].op == "press" else f"click {_quoted(c.button)}"
+    filled = ", then ".join([f"set {', '.join(sets[:-1]) + ' and ' if len(sets) > 1 else ''}{sets[-1]}", submit]) \
+        if sets else submit
+    page = m.source.title or m.source.template.title or m.source.template.name
+    return f"On the page {_quoted(page)}, {filled}."
+
+
+def _from(found: list[Candidate], reached: set[Instance], keep: set[str]) -> list[Candidate]:
+    """The candidates as the draft's states see them: only their moves from a location the start leads to (a move
+    from one it does not, as a query page only a flow's page links to, would state where the action is enabled by
+    states the draft never reaches), and only those that still change the state, to a page the draft keeps."""
+    moved = [replace(c, moves=[m for m in c.moves if m.source in reached]) for c in found if c.target.name in keep]
+    return [c for c in moved if _moves(c)]
 
 
 @dataclass
@@ -337,11 +379,12 @@ def draft(capture: Capture, backend: str) -> Draft:
     declare_once(links, entry.name, shared_navigation(of, capture), notes)
     found = {t.name: _statable(t, links[t.name] + form_candidates(t, of, capture, notes), notes) for t in every}
     reached = _reachable(entry.instances[capture.start], found)
+    filled = _filled(reached, found)
     keep = {i.template.name for i in reached}
     kept = [t for t in every if t.name in keep]
-    candidates = {t.name: [c for c in found[t.name] if c.target.name in keep] for t in kept}
+    candidates = {t.name: _from(found[t.name], reached, keep) for t in kept}
     taken: set[str] = set()
-    tasks = tuple(task for t in kept for task in _tasks(t, t is entry, reached, taken))
+    tasks = tuple(task for t in kept for task in _tasks(t, t is entry, reached, filled, taken))
     site = ir.Site(name=identifier([capture.name], set()), title=entry.title or None, entry=entry.name)
     spec = ir.Spec(site=site, backends=(ir.Backend(kind="capture", source=backend),),
                    pages=tuple(_page(t, candidates[t.name]) for t in kept), tasks=tasks)

@@ -49,6 +49,8 @@ class Candidate:
     gui: tuple[ir.GuiOp, ...]
     moves: list[Move] = field(default_factory=list)
     split: list[Candidate] = field(default_factory=list)  # in its place where one action cannot state its effects
+    fields: tuple[str, ...] = ()  # a form's: what a person reads each field it fills in as, in its procedure's order
+    button: str = ""  # a form's: the text of the button that submits it
 
 
 def quoted(text: str) -> str:
@@ -264,16 +266,17 @@ def _own(form: Form) -> set[str]:
     return {f.name for f in form.fields if f.name and (f.kind == "hidden" or f.submits or f.tag == "button")}
 
 
-def _landing(capture: Capture, key: str, form: Form, filled: dict[str, str]) -> str | None:
+def _landing(capture: Capture, key: str, form: Form, filled: dict[str, str], source: str) -> str | None:
     """Where the form lands filled in with these values: the page the archive answers its query with (GET), or where
-    the first post of the same values landed (POST: the fields compared but the page's own)."""
+    the first post of the same values from `source` landed (POST: the fields compared but the page's own; a post
+    the page's script sent, as Trac's preview of a ticket while it is typed, led nowhere and is no submission)."""
     if form.method == "GET":
         query = urlencode(form.data(filled))
         return capture.served.get(canonical(f"{key}?{query}" if query else key))
     own = _own(form)
     want = {k: v for k, v in form.data(filled) if k not in own}
-    return next((p.landing for p in capture.posted if p.path == key and
-                 {k: v for k, v in p.fields if k not in own} == want), None)
+    return next((p.landing for p in capture.posted if p.path == key and (source, p.landing) in capture.navigations
+                 and {k: v for k, v in p.fields if k not in own} == want), None)
 
 
 def _form_key(instance: Instance, form: Form, capture: Capture) -> str:
@@ -362,13 +365,16 @@ def _form_candidate(source: Template, key: str, at: tuple[Instance, int], fill: 
               if gui is None else f"{where}: none of its submissions is in the archive: left out")
         return None
     target = max({m.target.template for m in moves}, key=lambda t: (sum(m.target.template is t for m in moves), t.name))
-    submit = next((f for f in form.fields if f.submits and not f.hidden), None)
+    submit = _button(form, fill.sent)
+    submit = submit if submit is not None and not submit.hidden else None
     label = (submit.attrs.get("value") or " ".join(submit.text.split()) or "Submit") if submit else "Submit"
     name = "submit_" + identifier([form.attrs.get("id") or form.attrs.get("name") or
                                    (form.attrs.get("class") or "").split(" ")[0] or key], set())
     params = tuple(fill.params.values())
+    controls = {f.name: f for f in form.fields if f.name}
     return Candidate(source, target, name, " ".join([label, *(f"{{{p}}}" for p in params)]), params,
-                     gui or (), [m for m in moves if m.target.template is target])
+                     gui or (), [m for m in moves if m.target.template is target],
+                     fields=tuple(controls[n].shown_name for n in fill.changed), button=label)
 
 
 @dataclass
@@ -378,6 +384,7 @@ class Fill:
     changed: list[str]
     tuples: list[tuple[str, ...]]  # each submission's values of the changed fields
     params: dict[int, str]  # the changed fields whose values vary → their parameters
+    sent: frozenset[tuple[str, str]] = frozenset()  # what every submission sent (the button clicked sends its name)
 
     def gui(self, page: PageHtml, index: int) -> tuple[ir.GuiOp, ...] | None:
         """Fill in the changed fields (a parameter's placeholder where it varies) and submit: click the first submit
@@ -392,7 +399,7 @@ class Fill:
                 return None
             text = f"{{{self.params[i]}}}" if i in self.params else self.tuples[0][i]
             ops.append(ir.GuiOp(op="select" if controls[name].tag == "select" else "type", selector=selector, text=text))
-        submit = _submit(page, index)
+        submit = _submit(page, index, self.sent)
         return (*ops, submit) if submit is not None else None
 
     def args(self, values: tuple[str, ...]) -> tuple[str, ...]:
@@ -404,13 +411,23 @@ class Fill:
         tuples = sorted({tuple(s.sent.get(n, "") for n in changed) for s in submissions})
         taken: set[str] = set()
         varying = [i for i, n in enumerate(changed) if len({t[i] for t in tuples}) > 1]
-        return cls(changed, tuples, {i: identifier([changed[i]], taken) for i in varying})
+        sent = frozenset.intersection(*(frozenset(s.sent.items()) for s in submissions))
+        return cls(changed, tuples, {i: identifier([changed[i]], taken) for i in varying}, sent)
 
 
-def _submit(page: PageHtml, index: int) -> ir.GuiOp | None:
-    """How the form is submitted: its first submit button clicked, or Enter in its one single-line text input."""
+def _button(form: Form, sent: frozenset[tuple[str, str]]) -> Field | None:
+    """The submit button the submissions sent, else the form's first."""
+    buttons = [f for f in form.fields if f.submits]
+    return next((f for f in buttons if f.name and (f.name, f.attrs.get("value", "")) in sent), None) \
+        or next(iter(buttons), None)
+
+
+def _submit(page: PageHtml, index: int, sent: frozenset[tuple[str, str]] = frozenset()) -> ir.GuiOp | None:
+    """How the form is submitted: the submit button the submissions sent (a named button sends its name and value:
+    Trac's ticket form has Preview before Create ticket), else its first one clicked, or Enter in its one single-line
+    text input."""
     form = page.forms[index]
-    button = next((f for f in form.fields if f.submits), None)
+    button = _button(form, sent)
     if button is not None:
         selector = field_selector(page, index, button) if not button.hidden else None
         return ir.GuiOp(op="click", selector=selector) if selector else None
@@ -430,7 +447,7 @@ def _form_moves(source: Template, key: str, method: str, fill: Fill, gui: tuple[
             continue
         form = instance.page.forms[index]
         for values in fill.tuples:
-            landing = _landing(capture, key, form, dict(zip(fill.changed, values, strict=True)))
+            landing = _landing(capture, key, form, dict(zip(fill.changed, values, strict=True)), instance.loc)
             if landing is not None and landing in of and (instance.loc, landing) in capture.navigations:
                 moves.append(Move(instance, fill.args(values), of[landing].instances[landing]))
     return moves

@@ -191,10 +191,10 @@ class PageHtml(HTMLParser):
         elif tag in ("select", "textarea", "button"):
             self._text = None
         elif tag == "label" and self._label is not None:
-            names, text, inside = self._label
-            words = " ".join("".join(text).split())
-            if names:
-                self._labels.setdefault(names, words)
+            named, parts, inside = self._label
+            words = " ".join("".join(parts).split())
+            if named:
+                self._labels.setdefault(named, words)
             elif len(inside) == 1:
                 inside[0].label = words
             self._label = None

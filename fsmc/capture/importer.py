@@ -290,7 +290,7 @@ def _fill(c: Candidate, m: Move) -> str:
     return f"On the page {_quoted(page)}, {filled}."
 
 
-def _from(found: list[Candidate], reached: set[Instance], keep: set[str]) -> list[Candidate]:
+def _from(found: list[Candidate], reached: Collection[Instance], keep: set[str]) -> list[Candidate]:
     """The candidates as the draft's states see them: only their moves from a location the start leads to (a move
     from one it does not, as a query page only a flow's page links to, would state where the action is enabled by
     states the draft never reaches), and only those that still change the state, to a page the draft keeps."""

@@ -260,3 +260,13 @@ def test_a_move_from_a_location_the_draft_never_reaches_does_not_say_where_an_ac
     text = to_fsm(made.spec).replace('backend capture "../captures/desk"\n', "")  # no capture here: the checks stop at it
     assert [d.code for d in Compilation("desk.fsm", text=text).diagnostics if d.severity == "error"] == []
     assert "/query?status=open" in made.left_out
+
+
+def test_a_form_on_every_page_that_no_flow_submitted_is_noted_once() -> None:
+    search = '<form id="search" action="/search"><input name="q"><input type="submit" value="Search"></form>'
+    pages = {"/": f'<title>Home</title>{search}<a href="/a">A</a> <a href="/b">B</a>',
+             "/a": f'<title>A</title>{search}<a href="/">Home</a>', "/b": f'<title>B</title>{search}<a href="/">Home</a>'}
+    made = draft(Capture("desk", "http://127.0.0.1:9", "/", pages, {canonical(p): p for p in pages}), "../captures/desk")
+    assert [n for n in made.notes if "form#search" in n] == [
+        "3 pages (home, a, b): form#search (GET /search): no submission of it was captured (submit it in a flow, "
+        "`fsmc capture --flows`): left out"]

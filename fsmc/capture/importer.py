@@ -389,7 +389,29 @@ def draft(capture: Capture, backend: str) -> Draft:
     spec = ir.Spec(site=site, backends=(ir.Backend(kind="capture", source=backend),),
                    pages=tuple(_page(t, candidates[t.name]) for t in kept), tasks=tasks)
     return Draft(spec, kept, [c for t in kept for c in candidates[t.name]],
-                 sorted(p for p, t in of.items() if t.instances[p] not in reached), notes)
+                 sorted(p for p, t in of.items() if t.instances[p] not in reached), _folded(notes))
+
+
+ON_PAGE = re.compile(r"page (\S+) \([^)]*\): (.*)", re.DOTALL)
+
+
+def _folded(notes: list[str]) -> list[str]:
+    """The notes, one for what several pages share (a search form in every page's header: no submission captured),
+    where it first stood, naming the first pages."""
+    pages: dict[str, list[str]] = {}
+    for note in notes:
+        if (m := ON_PAGE.fullmatch(note)) is not None:
+            pages.setdefault(m[2], []).append(m[1])
+    folded = []
+    for note in notes:
+        m = ON_PAGE.fullmatch(note)
+        if m is None or len(pages[m[2]]) < 3:
+            folded.append(note)
+        elif m[2] not in folded:
+            names = list(dict.fromkeys(pages[m[2]]))
+            shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
+            folded += [f"{len(names)} pages ({shown}): {m[2]}", m[2]]  # the second: a mark, left out below
+    return [note for note in folded if note not in pages]
 
 
 def import_capture(capture_dir: str | Path, spec_path: str | Path, *, force: bool = False) -> Draft:

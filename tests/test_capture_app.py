@@ -52,3 +52,15 @@ def test_the_draft_models_the_application(captured: tuple[Path, dict[str, object
     tasks = {t.name: t.instruction for t in made.spec.tasks}
     assert tasks["reach_ticket_item_2"] == 'Open the page "#2 (Screen flickers) – Tracker".'
     assert tasks["reach_ticket_item_3"] == 'Open the page "#3 (Mouse sticks) – Tracker".'
+
+
+def test_pages_that_share_a_title_are_told_apart_by_their_paths() -> None:
+    """Trac titles both /wiki and /wiki/WikiStart "Tracker": two tasks may not read the same."""
+    from fsmc.capture.importer import draft
+    from fsmc.capture.sitemap import Capture, canonical
+
+    pages = {"/": '<title>Home</title><a href="/wiki">Wiki</a> <a href="/wiki/Start">Start</a>',
+             "/wiki": '<title>Docs</title><a href="/">Home</a>', "/wiki/Start": '<title>Docs</title><a href="/">Home</a>'}
+    made = draft(Capture("desk", "http://127.0.0.1:9", "/", pages, {canonical(p): p for p in pages}), "../captures/desk")
+    assert sorted(t.instruction for t in made.spec.tasks) == ['Open the page "Docs" at /wiki.',
+                                                             'Open the page "Docs" at /wiki/Start.']

@@ -38,7 +38,7 @@ import json
 import os
 import re
 import tempfile
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Collection
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -206,10 +206,12 @@ def _query(instance: Instance) -> list[tuple[str, str]]:
     return [(k, instance.query[k]) for k in instance.template.params if k in instance.query]
 
 
-def _tasks(t: Template, entry: bool, reached: Collection[Instance], filled: Filled, taken: set[str]) -> list[ir.Task]:
+def _tasks(t: Template, entry: bool, reached: Collection[Instance], filled: Filled, shared: set[str],
+           taken: set[str]) -> list[ir.Task]:
     """Reach the page; for a slotted page, each of its slot values reached; for a query page, each query reached.
-    A location only a form leads to is reached by filling the form in, and its instruction says so."""
-    title = _quoted(t.title or t.name)
+    A location only a form leads to is reached by filling the form in, and its instruction says so; a page whose
+    title another page of the draft has too is named by its path as well (Trac's /wiki and /wiki/WikiStart)."""
+    title = _quoted(t.title or t.name) + (f" at {_path(t)}" if t.title in shared else "")
     tasks = []
     mine = [i for i in t.instances.values() if i in reached]
     if t.var is None and not entry:
@@ -384,7 +386,9 @@ def draft(capture: Capture, backend: str) -> Draft:
     kept = [t for t in every if t.name in keep]
     candidates = {t.name: _from(found[t.name], reached, keep) for t in kept}
     taken: set[str] = set()
-    tasks = tuple(task for t in kept for task in _tasks(t, t is entry, reached, filled, taken))
+    titles = Counter(t.title for t in kept if t.var is None)
+    shared = {title for title, n in titles.items() if n > 1}
+    tasks = tuple(task for t in kept for task in _tasks(t, t is entry, reached, filled, shared, taken))
     site = ir.Site(name=identifier([capture.name], set()), title=entry.title or None, entry=entry.name)
     spec = ir.Spec(site=site, backends=(ir.Backend(kind="capture", source=backend),),
                    pages=tuple(_page(t, candidates[t.name]) for t in kept), tasks=tasks)

@@ -64,3 +64,17 @@ def test_pages_that_share_a_title_are_told_apart_by_their_paths() -> None:
     made = draft(Capture("desk", "http://127.0.0.1:9", "/", pages, {canonical(p): p for p in pages}), "../captures/desk")
     assert sorted(t.instruction for t in made.spec.tasks) == ['Open the page "Docs" at /wiki.',
                                                              'Open the page "Docs" at /wiki/Start.']
+
+
+def test_a_query_its_title_does_not_tell_apart_is_reached_by_the_link_that_led_there() -> None:
+    """Trac's reports sorted by a column read "Available Reports" sorted or not: the task names the column's link,
+    not the query's parameters (`with asc = 1, sort = title`)."""
+    from fsmc.capture.importer import draft
+    from fsmc.capture.sitemap import Capture, canonical
+
+    pages = {"/": '<title>Home</title><a href="/report">Reports</a>',
+             "/report": '<title>Reports</title><a href="/report?sort=title&amp;asc=1">Title</a>',
+             "/report?sort=title&asc=1": '<title>Reports</title><a href="/">Home</a>'}
+    made = draft(Capture("desk", "http://127.0.0.1:9", "/", pages, {canonical(p): p for p in pages}), "../captures/desk")
+    assert sorted(t.instruction for t in made.spec.tasks) == ['On the page "Reports", follow the link "Title".',
+                                                             'Open the page "Reports".']

@@ -206,7 +206,7 @@ def _query(instance: Instance) -> list[tuple[str, str]]:
     return [(k, instance.query[k]) for k in instance.template.params if k in instance.query]
 
 
-def _tasks(t: Template, entry: bool, reached: Collection[Instance], filled: Filled, shared: set[str],
+def _tasks(t: Template, entry: bool, reached: Collection[Instance], ways: Ways, shared: set[str],
            taken: set[str]) -> list[ir.Task]:
     """Reach the page; for a slotted page, each of its slot values reached; for a query page, each query reached.
     A location only a form leads to is reached by filling the form in, and its instruction says so; a page whose
@@ -215,26 +215,30 @@ def _tasks(t: Template, entry: bool, reached: Collection[Instance], filled: Fill
     tasks = []
     mine = [i for i in t.instances.values() if i in reached]
     if t.var is None and not entry:
-        only = next(iter(filled[i] for i in mine if i in filled), None) if all(i in filled for i in mine) else None
+        forms = [ways[i] for i in mine if i in ways and ways[i][0].button]
+        only = forms[0] if forms and len(forms) == len(mine) else None
         tasks.append(ir.Task(name=identifier(["reach", t.name], taken), page=t.name, goal=ir.Lit(value=True),
                              instruction=_fill(*only) if only else f"Open the page {title}."))
     var = t.var
     if var is not None:
         own = {i.slot: i for i in sorted(mine, key=lambda i: _query(i) != [], reverse=True)}  # without a query last
         tasks += [ir.Task(name=identifier(["reach", t.name, v], taken), page=t.name, goal=_is(var, v),
-                          instruction=_open(own[v], f" of {v}", filled)) for v in t.values(var) if v in own]
-    return tasks + [_query_task(i, filled, taken) for i in mine if _query(i) and i is not t.start]  # the start: none
+                          instruction=_open(own[v], f" of {v}", ways)) for v in t.values(var) if v in own]
+    return tasks + [_query_task(i, ways, taken) for i in mine if _query(i) and i is not t.start]  # the start: none
 
 
-def _open(instance: Instance, which: str, filled: Filled) -> str:
+def _open(instance: Instance, which: str, ways: Ways) -> str:
     """Open a page by its own title where no other state of its page has that title, else by the title and `which`
     state it is; fill in the form that alone leads there."""
-    if instance in filled:
-        return _fill(*filled[instance])
+    how = ways.get(instance)
+    if how is not None and how[0].button:
+        return _fill(*how)
     t, title = instance.template, instance.title
     states = {tuple(i.state().items()) for i in t.instances.values() if i.title == title}
     if title and len(states) == 1:
         return f"Open the page {_quoted(title)}."
+    if how is not None and (text := _link_text(*how)):  # a query or an item its title does not tell apart: the link
+        return f"On the page {_quoted(_title(how[1].source))}, follow the link {_quoted(text)}."
     return f"Open the page {_quoted(title or t.title or t.name)}{which}."
 
 
@@ -242,7 +246,7 @@ def _quoted(title: str) -> str:
     return json.dumps(title, ensure_ascii=False)
 
 
-def _query_task(instance: Instance, filled: Filled, taken: set[str]) -> ir.Task:
+def _query_task(instance: Instance, ways: Ways, taken: set[str]) -> ir.Task:
     """Reach a query page: its slot and its query's values (the parameters that vary), named by its own title where
     that differs from its page's."""
     t, query, var = instance.template, _query(instance), instance.template.var
@@ -250,7 +254,7 @@ def _query_task(instance: Instance, filled: Filled, taken: set[str]) -> ir.Task:
     goal = _all("and", [_is(name, v) for name, v in at] + [_is(t.params[k], v) for k, v in query])
     words = [t.name, *(v for _, v in at), *(w for kv in query for w in kv)]
     return ir.Task(name=identifier(["reach", *words], taken), page=t.name, goal=goal,
-                   instruction=_open(instance, " with " + ", ".join(f"{k} = {v}" for k, v in query), filled))
+                   instruction=_open(instance, " with " + ", ".join(f"{k} = {v}" for k, v in query), ways))
 
 
 def _reachable(start: Instance, found: dict[str, list[Candidate]]) -> dict[Instance, tuple[Candidate, Move] | None]:
@@ -270,26 +274,51 @@ def _reachable(start: Instance, found: dict[str, list[Candidate]]) -> dict[Insta
 
 PLACEHOLDER = re.compile(r"{(\w+)}")
 TYPED = ("type", "select")  # the operations that fill a form's field in
-Filled = dict[Instance, tuple[Candidate, Move]]
+Ways = dict[Instance, tuple[Candidate, Move]]  # how a task says to reach a location: a link's move there, or a form's
 
 
-def _filled(via: dict[Instance, tuple[Candidate, Move] | None], found: dict[str, list[Candidate]]) -> Filled:
-    """The locations that only a form leads to (no link from a location reached), each with a form's move there."""
-    linked = {m.target for cs in found.values() for c in cs if not c.button for m in c.moves if m.source in via}
-    return {i: how for i, how in via.items() if how is not None and how[0].button and i not in linked}
+def _ways(via: dict[Instance, tuple[Candidate, Move] | None], found: dict[str, list[Candidate]]) -> Ways:
+    """How each location reached but the start is reached: the first link there from a location reached, else the
+    first form (only a form leads there)."""
+    links: Ways = {}
+    for c in (c for cs in found.values() for c in cs if not c.button):
+        for m in c.moves:
+            if m.source in via:
+                links.setdefault(m.target, (c, m))
+    return {i: links.get(i, how) if how[0].button else how for i, how in via.items() if how is not None}
 
 
 def _fill(c: Candidate, m: Move) -> str:
     """The instruction to reach a location only a form leads to: on the form's page, each field it fills in set to
     its value there, then its button (or Enter)."""
-    values = dict(zip(c.params, m.args, strict=True))
-    typed = [PLACEHOLDER.sub(lambda p: values.get(p[1], p[0]), op.text or "") for op in c.gui if op.op in TYPED]
+    typed = [_placed(op.text or "", (c, m)) for op in c.gui if op.op in TYPED]
     sets = [f"{_quoted(name)} to {_quoted(text)}" for name, text in zip(c.fields, typed, strict=True)]
     submit = "press Enter" if c.gui and c.gui[-1].op == "press" else f"click {_quoted(c.button)}"
     filled = ", then ".join([f"set {', '.join(sets[:-1]) + ' and ' if len(sets) > 1 else ''}{sets[-1]}", submit]) \
         if sets else submit
-    page = m.source.title or m.source.template.title or m.source.template.name
-    return f"On the page {_quoted(page)}, {filled}."
+    return f"On the page {_quoted(_title(m.source))}, {filled}."
+
+
+def _placed(text: str, how: tuple[Candidate, Move]) -> str:
+    """A text of the candidate's (a label, a value typed) with the move's values in place of its parameters."""
+    values = dict(zip(how[0].params, how[1].args, strict=True))
+    return PLACEHOLDER.sub(lambda p: values.get(p[1], p[0]), text)
+
+
+HREF = re.compile(r'a\[href="((?:[^"\\]|\\.)*)"\]')
+
+
+def _link_text(c: Candidate, m: Move) -> str | None:
+    """The text of the link a move followed, as its page shows it (`1`, `Title`); None for no link or no text."""
+    found = HREF.search(c.gui[-1].selector or "") if c.gui and not c.button else None
+    if found is None:
+        return None
+    href = _placed(re.sub(r"\\(.)", r"\1", found[1]), (c, m))
+    return next((link.text for link in m.source.page.links if link.href == href and link.text), None)
+
+
+def _title(instance: Instance) -> str:
+    return instance.title or instance.template.title or instance.template.name
 
 
 def _from(found: list[Candidate], reached: Collection[Instance], keep: set[str]) -> list[Candidate]:
@@ -381,14 +410,14 @@ def draft(capture: Capture, backend: str) -> Draft:
     declare_once(links, entry.name, shared_navigation(of, capture), notes)
     found = {t.name: _statable(t, links[t.name] + form_candidates(t, of, capture, notes), notes) for t in every}
     reached = _reachable(entry.instances[capture.start], found)
-    filled = _filled(reached, found)
+    ways = _ways(reached, found)
     keep = {i.template.name for i in reached}
     kept = [t for t in every if t.name in keep]
     candidates = {t.name: _from(found[t.name], reached, keep) for t in kept}
     taken: set[str] = set()
     titles = Counter(t.title for t in kept if t.var is None)
     shared = {title for title, n in titles.items() if n > 1}
-    tasks = tuple(task for t in kept for task in _tasks(t, t is entry, reached, filled, shared, taken))
+    tasks = tuple(task for t in kept for task in _tasks(t, t is entry, reached, ways, shared, taken))
     site = ir.Site(name=identifier([capture.name], set()), title=entry.title or None, entry=entry.name)
     spec = ir.Spec(site=site, backends=(ir.Backend(kind="capture", source=backend),),
                    pages=tuple(_page(t, candidates[t.name]) for t in kept), tasks=tasks)

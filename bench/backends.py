@@ -21,8 +21,9 @@ Applications imported (`--only apps`): three real applications run here, each ca
 (`fsmc import`), its draft enumerated (the spec's own tasks, depth 3) and replayed on the capture offline, and the
 capture checked three times (`fsmc capture --check`): datasette over the example's zoo (specs/datasette, its flows),
 the Django admin of specs/todo.fsm (from its login page; flows log in, open its lists and add a todo), and Trac 1.6 (PyPI
-`Trac`, specs/apps/tracker/.venv) with three tickets, from its home page to depth 2 with 40 pages, as the issue that
-asked for the figures did. Per application: the pages captured (of them bundled documentation), the draft's pages and
+`Trac`, specs/apps/tracker/.venv) with three tickets, anonymous users allowed to file tickets, from its home page to
+depth 2 with 40 pages, as the issue that asked for the figures did, and flows that file a ticket (a POST form) and
+search. Per application: the pages captured (of them bundled documentation), the draft's pages and
 actions, the share of application actions (neither on nor to a documentation page, and not navigation repeated on
 more than half the draft's pages: the same click leading to the same page), trajectories kept offline, and each check's fidelity, with
 whether the three checks failed on the same pages.

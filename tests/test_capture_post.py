@@ -13,6 +13,7 @@ import html
 import http.server
 import json
 import secrets
+import socket
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -30,14 +31,15 @@ from fsmc.printer import to_fsm
 
 class ShoppingList(http.server.ThreadingHTTPServer):
     """The application: items by id; `/items/new` posts a title and a kind with a fresh CSRF token each time it is
-    shown. Once `live` is false it answers nothing but 500, and counts what reached it (`hits`)."""
+    shown. Once `live` is false it answers nothing but 500, and counts what reached it (`hits`); with `dies` a post
+    stops it, the post's connection dropped unanswered."""
 
     daemon_threads = True
 
     def __init__(self) -> None:
         self.items = {1: ("Bread", "food"), 2: ("Hammer", "tool")}
         self.tokens: set[str] = set()
-        self.live, self.hits = True, list[str]()
+        self.live, self.hits, self.dies = True, list[str](), False
         super().__init__(("127.0.0.1", 0), _Handler)
         self.url = f"http://127.0.0.1:{self.server_address[1]}/"
         threading.Thread(target=self.serve_forever, daemon=True).start()
@@ -92,6 +94,12 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write((body or "not found").encode())
 
     def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.server.dies:
+            self.server.shutdown()
+            self.server.server_close()
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
+            return
         if self._refused():
             return
         sent = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
@@ -201,6 +209,23 @@ def test_a_flow_whose_post_fails_leaves_no_capture_naming_the_flow_and_the_step(
     err = capsys.readouterr().err
     assert "flow 'empty', step 1 (click form.new input[type=submit]): the site answered POST /items/new with 422" \
         in err and "Traceback" not in err
+    assert not dest.exists() and not dest.parent.exists()
+
+
+def test_a_flow_whose_post_gets_no_answer_leaves_no_capture_naming_the_flow_the_step_and_the_url(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    site = ShoppingList()
+    site.dies = True
+    flows = tmp_path / "flows.json"
+    dest = tmp_path / "captures" / "shop"
+    try:
+        flows.write_text(json.dumps([_new("milk", "Milk")]))
+        assert main(["capture", site.url, "-o", str(dest), "--pages", "1", "--flows", str(flows)]) == 1
+    finally:
+        site.server_close()
+    err = capsys.readouterr().err
+    assert f"flow 'milk', step 2 (click form.new input[type=submit]): POST {site.url}items/new failed: " in err
+    assert "the site stopped answering" in err and "Traceback" not in err
     assert not dest.exists() and not dest.parent.exists()
 
 

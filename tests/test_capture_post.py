@@ -1,9 +1,10 @@
 """A POST form captured, imported and replayed offline: the recorded changes answered in order, reset at each episode.
 
-A small shopping-list application written here (a list, an item page, a "new item" form posted with a CSRF token
-that differs at every rendering, answered with a redirect to the item created) is captured live with two flows
-that each create an item, then told to refuse every request (a tripwire in its place). The capture is imported,
-enumerated and replayed offline; episodes on it see the list before the posts first, every time.
+A small shopping-list application written here (a list with a quick "add" form that posts back to it, an item page,
+a "new item" form answered with a redirect to the item created, each posted with a CSRF token that differs at every
+rendering) is captured live with three flows that each create an item, then told to refuse every request (a tripwire
+in its place). The capture is imported, enumerated and replayed offline: each post is an action and a task, the
+archive's recorded posts reached (`posts`) part of the state; episodes see the list before the posts first, every time.
 """
 
 from __future__ import annotations
@@ -49,12 +50,12 @@ class ShoppingList(http.server.ThreadingHTTPServer):
             return '<title>Shopping</title><h1>Shopping</h1><a href="/items">Items</a>'
         if path == "/items":
             rows = "".join(f'<li><a href="/items/{i}">{html.escape(t)}</a></li>' for i, (t, _) in self.items.items())
-            return f'<title>Items</title><ul>{rows}</ul><a href="/items/new">New item</a> <a href="/">Home</a>'
+            return (f'<title>Items</title><ul>{rows}</ul><a href="/items/new">New item</a> <a href="/">Home</a>'
+                    f'<form class="quick" method="post" action="/items">{self._token()}<input name="title">'
+                    '<input type="submit" value="Add"></form>')
         if path == "/items/new":
-            token = secrets.token_hex(16)
-            self.tokens.add(token)
             return ('<title>New item</title><form class="new" method="post" action="/items/new">'
-                    f'<input type="hidden" name="csrf_token" value="{token}"><input name="title">'
+                    f'{self._token()}<input name="title">'
                     '<select name="kind"><option>food</option><option>tool</option></select>'
                     '<input type="submit" value="Create"></form><a href="/items">Items</a>')
         number = path.removeprefix("/items/")
@@ -63,15 +64,21 @@ class ShoppingList(http.server.ThreadingHTTPServer):
             return f'<title>{html.escape(title)}</title><h1>{html.escape(title)}</h1><p>{kind}</p><a href="/items">Items</a>'
         return None
 
+    def _token(self) -> str:
+        token = secrets.token_hex(16)
+        self.tokens.add(token)
+        return f'<input type="hidden" name="csrf_token" value="{token}">'
+
     def post(self, path: str, fields: dict[str, str]) -> tuple[int, str]:
-        """A new item: where it is (303), or why not (403 for a token never shown, 422 for an empty title)."""
-        if path != "/items/new" or fields.get("csrf_token") not in self.tokens:
+        """A new item: where it is (303: the item from the new item form, the list from the list's own), or why not
+        (403 for a token never shown, 422 for an empty title)."""
+        if path not in ("/items/new", "/items") or fields.get("csrf_token") not in self.tokens:
             return 403, ""
         if not fields.get("title"):
             return 422, ""
         number = max(self.items) + 1
         self.items[number] = (fields["title"], fields.get("kind", "food"))
-        return 303, f"/items/{number}"
+        return 303, f"/items/{number}" if path == "/items/new" else "/items"
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -128,7 +135,10 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Shopp
     """A project folder with captures/shop (two items created by the flows), the application refusing since."""
     root = tmp_path_factory.mktemp("project")
     flows = root / "flows.json"
-    flows.write_text(json.dumps([_new("milk", "Milk"), _new("eggs", "Eggs")]))
+    salt = {"name": "salt", "start": "/items", "ops": [{"op": "type", "selector": "form.quick input[name=title]",
+                                                        "text": "Salt"},
+                                                       {"op": "click", "selector": "form.quick input[type=submit]"}]}
+    flows.write_text(json.dumps([_new("milk", "Milk"), _new("eggs", "Eggs"), salt]))  # salt: posted on the list
     site = ShoppingList()
     capture(site.url, root / "captures" / "shop", Options(depth=2, pages=8, flows=flows))
     site.live = False
@@ -158,13 +168,18 @@ def test_offline_the_posts_are_answered_in_the_order_recorded_and_a_reset_starts
                 seen.append((await episode.state())["url"])
                 await episode.goto("/items")
                 seen.append(await episode.page.evaluate(LIST_JS))
+            await episode.perform(Op("type", "form.quick input[name=title]", "Salt"))  # posted on the list, back to it
+            await episode.perform(Op("click", "form.quick input[type=submit]"))
+            await episode.settle()
+            seen.append([(await episode.state())["url"], await episode.page.evaluate(LIST_JS)])
             seen.append(shop.misses)
         return seen
 
     before = ["Bread", "Hammer"]
     assert asyncio.run(go()) == [before, "/items/3", [*before, "Milk"],  # the page the post's redirect led to
                                  before, "/items/4", [*before, "Milk", "Eggs"],
-                                 before, "/items/4", [*before, "Milk", "Eggs"], 0]  # the same capture, the same answers
+                                 before, "/items/4", [*before, "Milk", "Eggs"],  # the same capture, the same answers
+                                 ["/items", [*before, "Milk", "Eggs", "Salt"]], 0]
     assert site.hits == []
 
 
@@ -182,6 +197,15 @@ def test_a_posted_form_is_imported_as_an_action_and_its_trajectories_are_kept_of
         assert action.index(rf'type "input[name=\"title\"]" "{title.capitalize()}"') < \
             action.index(r'click "input[type=\"submit\"][value=\"Create\"]"')
         assert f'items_item_id := "{number}"' in action and "goto items_item" in action
+        # answered as recorded while the archive has not gone past it; after it, the archive is just after it
+        assert f"require posts <= {number - 3}" in action and f"posts := {number - 2}" in action
+    start = text.index('action submit_quick "Add Salt"')  # a post that lands on the page it was posted from
+    action = text[start:text.index("\n  }\n", start)]
+    assert "require posts <= 2" in action and "posts := 3" in action and "goto" not in action
+    assert "session {\n  var posts: int[0..3] = 0\n}" in text
+    assert 'task submit_quick on items {\n  goal posts == 3\n  instruction "On the page \\"Items\\", submit the form: ' \
+        '\\"Add Salt\\"."' in text
+    assert 'posts = "changes"' in (root / "captures" / "shop" / "extract.toml").read_text(encoding="utf-8")
     assert "csrf_token" not in text  # the page's own field, never an agent's
     out, data = root / "out", root / "data"
     assert main(["enumerate", str(spec), "-o", str(out), "--max-depth", "4", "--no-derived"]) == 0
@@ -192,6 +216,9 @@ def test_a_posted_form_is_imported_as_an_action_and_its_trajectories_are_kept_of
     posted = {r["moves"][-1]["state"]["vars"]["items_item_id"] for r in rows
               if r["moves"][-1]["action"].startswith("submit_new")}
     assert posted == {"3", "4"} and all(r["status"] == "kept" for r in rows)
+    tasks = {r["goal"].get("task"): (r["moves"][-1]["action"], r["moves"][-1]["state"]) for r in rows if r["id"].endswith("#0")}
+    assert tasks["submit_quick"] == ("submit_quick", {"page": "items", "vars": {"items_item_id": "1", "posts": 3}})
+    assert tasks["submit_new_milk"][1]["vars"]["posts"] == 1 and tasks["submit_new_eggs"][1]["vars"]["posts"] == 2
     assert site.hits == []
 
 
@@ -234,15 +261,20 @@ NOTE = ('<title>New note</title><form method="post" action="/notes/new"><input t
         '</select><input type="submit" name="_save" value="Save"></form>')
 
 
-def test_posts_that_land_alike_are_one_action_with_a_parameter_and_the_pages_own_fields_are_left_alone() -> None:
+def test_posts_that_land_alike_are_one_action_each_and_the_pages_own_fields_are_left_alone() -> None:
     pages = {"/": '<title>Notes</title><a href="/notes/new">new</a>', "/notes/new": NOTE,
              "/notes": '<title>All notes</title><a href="/">home</a>'}
-    posted = [Posted("/notes/new", (("csrf_token", token), ("body", body), ("tag", "work"), ("_save", "Save")), "/notes")
-              for token, body in (("B", "hi"), ("C", "yo"))]  # each from a rendering of its own: a token of its own
+    posted = [Posted("/notes/new", (("csrf_token", token), ("body", body), ("tag", "work"), ("_save", "Save")), "/notes",
+                     epoch, "/notes/new")
+              for epoch, token, body in ((0, "B", "hi"), (1, "C", "yo"))]  # each from a rendering of its own: a token
     made = draft(Capture("notes", "http://127.0.0.1:9", "/", pages, {canonical(p): p for p in pages},
                          {("/notes/new", "/notes")}, posted), "../captures/notes")
     text = to_fsm(made.spec)
-    assert 'action submit_notes_new(body: {"hi", "yo"}) "Save {body}"' in text and "goto notes" in text
-    assert r'type "textarea[name=\"body\"]" "{body}"' in text and "tag" not in text and "csrf" not in text
-    assert r'click "input[type=\"submit\"][value=\"Save\"]"' in text
+    for epoch, body in ((0, "hi"), (1, "yo")):  # one action each: each moves the archive on to its own recording
+        start = text.index(f'action submit_notes_new_{body} "Save {body}"')
+        action = text[start:text.index("\n  }\n", start)]
+        assert f"require posts <= {epoch}" in action and f"posts := {epoch + 1}" in action and "goto notes" in action
+        assert rf'type "textarea[name=\"body\"]" "{body}"' in action
+        assert action.endswith(r'click "input[type=\"submit\"][value=\"Save\"]"' + "\n    }")
+    assert "tag" not in text and "csrf" not in text and text.count("action submit") == 2
     assert made.notes == []

@@ -51,11 +51,16 @@ def canonical(loc: str) -> str:
 
 @dataclass(frozen=True)
 class Posted:
-    """A form the flows posted: the path it went to, the fields it sent, and where it landed (redirects followed)."""
+    """A form the flows posted: the path it went to, the fields it sent, where it landed (redirects followed), its
+    epoch: how many changes the archive recorded before it (offline, an episode that has reached no further gets it
+    answered as recorded, and reaches epoch + 1: `fsmc.archive.routes.Recording`), and the location it was posted
+    from (its Referer; "" where it has none)."""
 
     path: str
     fields: tuple[tuple[str, str], ...]
     landing: str
+    epoch: int = 0
+    source: str = ""
 
 
 @dataclass
@@ -131,7 +136,9 @@ def _posted(recording: Recording, origin: str, html: dict[str, str]) -> list[Pos
             fields = _fields(x.request_body) if x.method.upper() == "POST" and x.url.startswith(origin + "/") else None
             landed = _landing(recording, origin, x.url, epoch + 1, x) if fields is not None else None
             if fields is not None and landed is not None:
-                found.append((epoch, Posted(urlsplit(x.url).path, fields, landed[0])))
+                referer = next((v for k, v in x.request_headers if k.lower() == "referer"), "")
+                source = location(referer) if referer.startswith(origin + "/") else ""
+                found.append((epoch, Posted(urlsplit(x.url).path, fields, landed[0], epoch, source)))
                 html.setdefault(*landed)
     return [p for _, p in sorted(found, key=lambda e: e[0])]
 
@@ -153,6 +160,7 @@ def read_capture(path: Path) -> Capture:
     posted = _posted(folder.recording, origin, html)
     try:
         navigations = _flow_navigations(folder.manifest.get("flows") or [], origin)
+        navigations |= {(p.source, p.landing) for p in posted if p.source}  # one that lands where it was posted too
         start = location(folder.manifest["start"])
     except (KeyError, TypeError, AttributeError):
         raise CaptureError(f"{path}/manifest.json: its start or its flows are not what `fsmc capture` writes",

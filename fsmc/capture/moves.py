@@ -330,6 +330,10 @@ def _form_candidates(source: Template, key: str, submissions: list[Submission], 
     nameless = [f for f in form.fields if not f.name and not f.submits and f.tag != "button"]
     if nameless:
         _note(notes, f"{where}: {len(nameless)} field(s) without a name (a browser does not submit them): ignored")
+    files = [f.name or "without a name" for f in form.fields if f.kind == "file"]
+    if files:
+        _note(notes, f"{where}: its file input(s) {', '.join(files)}: fsmc cannot upload a file (no GUI operation "
+              "chooses one), so the action leaves them empty")
     controls = {f.name: f for f in form.fields if f.name}
     changed = sorted({n for s in submissions for n in s.changed}, key=list(controls).index)
     blocked = [n for n in changed if not controls[n].typed or not _plain(n)]

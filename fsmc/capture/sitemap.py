@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 from fsmc.archive.folder import CaptureError, CaptureFolder
 from fsmc.archive.routes import Recording
-from fsmc.archive.rules import Rules, load_rules
+from fsmc.archive.rules import Rules, load_rules, multipart
 from fsmc.archive.warc import Exchange
 from fsmc.capture.dom import PageHtml, read_page
 from fsmc.frontend.keywords import RESERVED
@@ -144,8 +144,12 @@ def _posted(recording: Recording, origin: str, html: dict[str, str]) -> list[Pos
 
 
 def _fields(body: bytes | None) -> tuple[tuple[str, str], ...] | None:
-    """A form's body as its name-value pairs (None: not a URL-encoded form)."""
+    """A form's body as its name-value pairs, a multipart one's text fields alone (None: not a form, URL-encoded or
+    multipart; its files are what no agent can give, and the importer notes the form's file inputs)."""
+    parts = multipart(body or b"")
     try:
+        if parts is not None:
+            return tuple((name, value.decode("utf-8")) for name, file, value in parts if file is None)
         return tuple(parse_qsl((body or b"").decode("ascii"), keep_blank_values=True, strict_parsing=bool(body)))
     except (UnicodeDecodeError, ValueError):
         return None

@@ -373,7 +373,9 @@ def _form_candidate(source: Template, key: str, at: tuple[Instance, int], fill: 
     name = "submit_" + identifier([form.attrs.get("id") or form.attrs.get("name") or
                                    (form.attrs.get("class") or "").split(" ")[0] or key], set())
     params = tuple(fill.params.values())
-    words = fill.tuples[0] if form.method == "POST" and len(fill.tuples) == 1 else ()  # what one post sent
+    kinds = {f.name: f.kind for f in form.fields}
+    words = [v for n, v in zip(fill.changed, fill.tuples[0], strict=True) if kinds[n] != "password"] \
+        if form.method == "POST" and len(fill.tuples) == 1 else []  # what one post sent, but a password
     return Candidate(source, target, name, " ".join([label, *(f"{{{p}}}" for p in params), *words]), params,
                      gui or (), [m for m in moves if m.target.template is target])
 

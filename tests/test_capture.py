@@ -73,6 +73,10 @@ def test_the_capture_is_a_warc_any_tool_reads_with_a_request_and_response_per_pa
     assert all(answered[to] == uri for uri, to in requests)
     for page in pages:
         assert page in {uri for uri, _ in requests}, page
+    with (captured / "capture.warc.gz").open("rb") as stream:  # what the page asked each for, as Browsertrix writes it
+        kinds = {r.rec_headers.get_header("WARC-Target-URI"): r.rec_headers.get_header("WARC-Resource-Type")
+                 for r in ArchiveIterator(stream) if r.rec_type == "request"}
+    assert {kinds[page] for page in pages} == {"document"} and {"stylesheet", "script"} <= set(kinds.values())
     assert manifest["revisits"] > 0  # the stylesheet and script, asked again by every page, are stored once
     assert (captured / "rules.toml").is_file() and not list(captured.parent.glob(".zoo.*"))
     [flow] = manifest["flows"]

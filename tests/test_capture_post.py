@@ -1,9 +1,11 @@
 """A POST form captured, imported and replayed offline: the recorded changes answered in order, reset at each episode.
 
-A small shopping-list application written here (a list, an item page, a "new item" form posted with a CSRF token
-that differs at every rendering, answered with a redirect to the item created) is captured live with two flows
-that each create an item, then told to refuse every request (a tripwire in its place). The capture is imported,
-enumerated and replayed offline; episodes on it see the list before the posts first, every time.
+A small shopping-list application written here (a list with a quick "add" form that posts back to it, an item page,
+a multipart "new item" form with a file input, answered with a redirect to the item created, each posted with a CSRF
+token that differs at every rendering) is captured live with three flows that each create an item, then told to
+refuse every request (a tripwire in its place). The capture is imported, enumerated and replayed offline: each post
+is an action and a task, the archive's recorded posts reached (`posts`) part of the state; episodes see the list
+before the posts first, every time.
 """
 
 from __future__ import annotations
@@ -13,8 +15,12 @@ import html
 import http.server
 import json
 import secrets
+import socket
 import threading
 from collections.abc import Iterator
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesParser
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -30,14 +36,15 @@ from fsmc.printer import to_fsm
 
 class ShoppingList(http.server.ThreadingHTTPServer):
     """The application: items by id; `/items/new` posts a title and a kind with a fresh CSRF token each time it is
-    shown. Once `live` is false it answers nothing but 500, and counts what reached it (`hits`)."""
+    shown. Once `live` is false it answers nothing but 500, and counts what reached it (`hits`); with `dies` a post
+    stops it, the post's connection dropped unanswered."""
 
     daemon_threads = True
 
     def __init__(self) -> None:
         self.items = {1: ("Bread", "food"), 2: ("Hammer", "tool")}
         self.tokens: set[str] = set()
-        self.live, self.hits = True, list[str]()
+        self.live, self.hits, self.dies = True, list[str](), False
         super().__init__(("127.0.0.1", 0), _Handler)
         self.url = f"http://127.0.0.1:{self.server_address[1]}/"
         threading.Thread(target=self.serve_forever, daemon=True).start()
@@ -47,12 +54,12 @@ class ShoppingList(http.server.ThreadingHTTPServer):
             return '<title>Shopping</title><h1>Shopping</h1><a href="/items">Items</a>'
         if path == "/items":
             rows = "".join(f'<li><a href="/items/{i}">{html.escape(t)}</a></li>' for i, (t, _) in self.items.items())
-            return f'<title>Items</title><ul>{rows}</ul><a href="/items/new">New item</a> <a href="/">Home</a>'
+            return (f'<title>Items</title><ul>{rows}</ul><a href="/items/new">New item</a> <a href="/">Home</a>'
+                    f'<form class="quick" method="post" action="/items">{self._token()}<input name="title">'
+                    '<input type="submit" value="Add"></form>')
         if path == "/items/new":
-            token = secrets.token_hex(16)
-            self.tokens.add(token)
-            return ('<title>New item</title><form class="new" method="post" action="/items/new">'
-                    f'<input type="hidden" name="csrf_token" value="{token}"><input name="title">'
+            return ('<title>New item</title><form class="new" method="post" action="/items/new" '
+                    f'enctype="multipart/form-data">{self._token()}<input name="title"><input type="file" name="photo">'
                     '<select name="kind"><option>food</option><option>tool</option></select>'
                     '<input type="submit" value="Create"></form><a href="/items">Items</a>')
         number = path.removeprefix("/items/")
@@ -61,15 +68,21 @@ class ShoppingList(http.server.ThreadingHTTPServer):
             return f'<title>{html.escape(title)}</title><h1>{html.escape(title)}</h1><p>{kind}</p><a href="/items">Items</a>'
         return None
 
+    def _token(self) -> str:
+        token = secrets.token_hex(16)
+        self.tokens.add(token)
+        return f'<input type="hidden" name="csrf_token" value="{token}">'
+
     def post(self, path: str, fields: dict[str, str]) -> tuple[int, str]:
-        """A new item: where it is (303), or why not (403 for a token never shown, 422 for an empty title)."""
-        if path != "/items/new" or fields.get("csrf_token") not in self.tokens:
+        """A new item: where it is (303: the item from the new item form, the list from the list's own), or why not
+        (403 for a token never shown, 422 for an empty title)."""
+        if path not in ("/items/new", "/items") or fields.get("csrf_token") not in self.tokens:
             return 403, ""
         if not fields.get("title"):
             return 422, ""
         number = max(self.items) + 1
         self.items[number] = (fields["title"], fields.get("kind", "food"))
-        return 303, f"/items/{number}"
+        return 303, f"/items/{number}" if path == "/items/new" else "/items"
 
 
 class _Handler(http.server.BaseHTTPRequestHandler):
@@ -92,10 +105,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
         self.wfile.write((body or "not found").encode())
 
     def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        if self.server.dies:
+            self.server.shutdown()
+            self.server.server_close()
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
+            return
         if self._refused():
             return
-        sent = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
-        status, where = self.server.post(self.path, dict(parse_qsl(sent, keep_blank_values=True)))
+        sent = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        status, where = self.server.post(self.path, _form(self.headers.get("Content-Type", ""), sent))
         self.send_response(status)
         if where:
             self.send_header("Location", where)
@@ -105,6 +124,16 @@ class _Handler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args: object) -> None:
         pass
+
+
+def _form(kind: str, body: bytes) -> dict[str, str]:
+    """A posted form's text fields, URL-encoded or multipart (as the stdlib's email parser reads MIME)."""
+    if not kind.startswith("multipart/form-data"):
+        return dict(parse_qsl(body.decode(), keep_blank_values=True))
+    message = BytesParser(policy=policy.HTTP).parsebytes(f"Content-Type: {kind}\r\n\r\n".encode() + body)
+    assert isinstance(message, EmailMessage)
+    return {str(part.get_param("name", header="content-disposition")): part.get_content()
+            for part in message.iter_parts() if part.get_param("filename", header="content-disposition") is None}
 
 
 def _new(name: str, title: str | None) -> dict[str, object]:
@@ -120,7 +149,10 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Shopp
     """A project folder with captures/shop (two items created by the flows), the application refusing since."""
     root = tmp_path_factory.mktemp("project")
     flows = root / "flows.json"
-    flows.write_text(json.dumps([_new("milk", "Milk"), _new("eggs", "Eggs")]))
+    salt = {"name": "salt", "start": "/items", "ops": [{"op": "type", "selector": "form.quick input[name=title]",
+                                                        "text": "Salt"},
+                                                       {"op": "click", "selector": "form.quick input[type=submit]"}]}
+    flows.write_text(json.dumps([_new("milk", "Milk"), _new("eggs", "Eggs"), salt]))  # salt: posted on the list
     site = ShoppingList()
     capture(site.url, root / "captures" / "shop", Options(depth=2, pages=8, flows=flows))
     site.live = False
@@ -150,13 +182,18 @@ def test_offline_the_posts_are_answered_in_the_order_recorded_and_a_reset_starts
                 seen.append((await episode.state())["url"])
                 await episode.goto("/items")
                 seen.append(await episode.page.evaluate(LIST_JS))
+            await episode.perform(Op("type", "form.quick input[name=title]", "Salt"))  # posted on the list, back to it
+            await episode.perform(Op("click", "form.quick input[type=submit]"))
+            await episode.settle()
+            seen.append([(await episode.state())["url"], await episode.page.evaluate(LIST_JS)])
             seen.append(shop.misses)
         return seen
 
     before = ["Bread", "Hammer"]
     assert asyncio.run(go()) == [before, "/items/3", [*before, "Milk"],  # the page the post's redirect led to
                                  before, "/items/4", [*before, "Milk", "Eggs"],
-                                 before, "/items/4", [*before, "Milk", "Eggs"], 0]  # the same capture, the same answers
+                                 before, "/items/4", [*before, "Milk", "Eggs"],  # the same capture, the same answers
+                                 ["/items", [*before, "Milk", "Eggs", "Salt"]], 0]
     assert site.hits == []
 
 
@@ -167,13 +204,24 @@ def test_a_posted_form_is_imported_as_an_action_and_its_trajectories_are_kept_of
     spec = root / "specs" / "shop.fsm"
     assert main(["import", str(root / "captures" / "shop"), "-o", str(spec)]) == 0
     text = spec.read_text(encoding="utf-8")
-    assert "only GET forms" not in text
+    assert "only GET forms" not in text  # the new item form is multipart: its text fields imported, its file noted
+    assert "#   page items_new (/items/new): form.new (POST /items/new): its file input(s) photo: fsmc cannot upload " \
+        "a file" in text and "photo" not in text.partition("\nsite ")[2]
     for title, number in (("milk", 3), ("eggs", 4)):  # each post made its own item: one action each, as recorded
         start = text.index(f'action submit_new_{title} "Create {title.capitalize()}"')
         action = text[start:text.index("\n  }\n", start)]
         assert action.index(rf'type "input[name=\"title\"]" "{title.capitalize()}"') < \
             action.index(r'click "input[type=\"submit\"][value=\"Create\"]"')
         assert f'items_item_id := "{number}"' in action and "goto items_item" in action
+        # answered as recorded while the archive has not gone past it; after it, the archive is just after it
+        assert f"require posts <= {number - 3}" in action and f"posts := {number - 2}" in action
+    start = text.index('action submit_quick "Add Salt"')  # a post that lands on the page it was posted from
+    action = text[start:text.index("\n  }\n", start)]
+    assert "require posts <= 2" in action and "posts := 3" in action and "goto" not in action
+    assert "session {\n  var posts: int[0..3] = 0\n}" in text
+    assert 'task submit_quick on items {\n  goal posts == 3\n  instruction "On the page \\"Items\\", set \\"title\\" to ' \
+        '\\"Salt\\", then click \\"Add\\"."' in text  # what to fill in, as for a form only it leads to
+    assert 'posts = "changes"' in (root / "captures" / "shop" / "extract.toml").read_text(encoding="utf-8")
     assert "csrf_token" not in text  # the page's own field, never an agent's
     out, data = root / "out", root / "data"
     assert main(["enumerate", str(spec), "-o", str(out), "--max-depth", "4", "--no-derived"]) == 0
@@ -184,6 +232,11 @@ def test_a_posted_form_is_imported_as_an_action_and_its_trajectories_are_kept_of
     posted = {r["moves"][-1]["state"]["vars"]["items_item_id"] for r in rows
               if r["moves"][-1]["action"].startswith("submit_new")}
     assert posted == {"3", "4"} and all(r["status"] == "kept" for r in rows)
+    tasks = {r["goal"].get("task"): (r["moves"][-1]["action"], r["moves"][-1]["state"]) for r in rows if r["id"].endswith("#0")}
+    assert tasks["submit_quick"] == ("submit_quick", {"page": "items", "vars": {"items_item_id": "1", "posts": 3}})
+    for number, title, posts in ((3, "milk", 1), (4, "eggs", 2)):  # the item a post made: its task says to post it
+        assert tasks[f"reach_items_item_{number}"][0] == f"submit_new_{title}"
+        assert tasks[f"reach_items_item_{number}"][1]["vars"]["posts"] == posts
     assert site.hits == []
 
 
@@ -204,22 +257,44 @@ def test_a_flow_whose_post_fails_leaves_no_capture_naming_the_flow_and_the_step(
     assert not dest.exists() and not dest.parent.exists()
 
 
+def test_a_flow_whose_post_gets_no_answer_leaves_no_capture_naming_the_flow_the_step_and_the_url(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    site = ShoppingList()
+    site.dies = True
+    flows = tmp_path / "flows.json"
+    dest = tmp_path / "captures" / "shop"
+    try:
+        flows.write_text(json.dumps([_new("milk", "Milk")]))
+        assert main(["capture", site.url, "-o", str(dest), "--pages", "1", "--flows", str(flows)]) == 1
+    finally:
+        site.server_close()
+    err = capsys.readouterr().err
+    assert f"flow 'milk', step 2 (click form.new input[type=submit]): POST {site.url}items/new failed: " in err
+    assert "the site stopped answering" in err and "Traceback" not in err
+    assert not dest.exists() and not dest.parent.exists()
+
+
 NOTE = ('<title>New note</title><form method="post" action="/notes/new"><input type="hidden" name="csrf_token" '
         'value="A"><textarea name="body"></textarea><select name="tag"><option>work</option><option>home</option>'
         '</select><input type="submit" name="_save" value="Save"></form>')
 
 
-def test_posts_that_land_alike_are_one_action_with_a_parameter_and_the_pages_own_fields_are_left_alone() -> None:
+def test_posts_that_land_alike_are_one_action_each_and_the_pages_own_fields_are_left_alone() -> None:
     pages = {"/": '<title>Notes</title><a href="/notes/new">new</a>', "/notes/new": NOTE,
              "/notes": '<title>All notes</title><a href="/">home</a>'}
-    posted = [Posted("/notes/new", (("csrf_token", token), ("body", body), ("tag", "work"), ("_save", "Save")), "/notes")
-              for token, body in (("B", "hi"), ("C", "yo"))]  # each from a rendering of its own: a token of its own
+    posted = [Posted("/notes/new", (("csrf_token", token), ("body", body), ("tag", "work"), ("_save", "Save")), "/notes",
+                     epoch, "/notes/new")
+              for epoch, token, body in ((0, "B", "hi"), (1, "C", "yo"))]  # each from a rendering of its own: a token
     made = draft(Capture("notes", "http://127.0.0.1:9", "/", pages, {canonical(p): p for p in pages},
                          {("/notes/new", "/notes")}, posted), "../captures/notes")
     text = to_fsm(made.spec)
-    assert 'action submit_notes_new(body: {"hi", "yo"}) "Save {body}"' in text and "goto notes" in text
-    assert r'type "textarea[name=\"body\"]" "{body}"' in text and "tag" not in text and "csrf" not in text
-    assert r'click "input[type=\"submit\"][value=\"Save\"]"' in text
+    for epoch, body in ((0, "hi"), (1, "yo")):  # one action each: each moves the archive on to its own recording
+        start = text.index(f'action submit_notes_new_{body} "Save {body}"')
+        action = text[start:text.index("\n  }\n", start)]
+        assert f"require posts <= {epoch}" in action and f"posts := {epoch + 1}" in action and "goto notes" in action
+        assert rf'type "textarea[name=\"body\"]" "{body}"' in action
+        assert action.endswith(r'click "input[type=\"submit\"][value=\"Save\"]"' + "\n    }")
+    assert "tag" not in text and "csrf" not in text and text.count("action submit") == 2
     assert made.notes == []
 
 
@@ -238,7 +313,7 @@ def test_the_button_a_flow_clicked_submits_and_a_post_the_pages_script_sent_is_n
     made = draft(Capture("notes", "http://127.0.0.1:9", "/", pages, {canonical(p): p for p in pages},
                          {("/", "/notes/new"), ("/notes/new", "/notes/1")}, posted), "../captures/notes")
     text = to_fsm(made.spec)
-    start = text.index('action submit_notes_new "Create"')
+    start = text.index('action submit_notes_new "Create hi"')
     action = text[start:text.index("\n  }\n", start)]
     assert r'click "input[type=\"submit\"][value=\"Create\"]"' in action and "goto notes_item" in action
     # only the form leads to the note: its task says what to fill in, by the field's label, and which button

@@ -131,6 +131,29 @@ def test_an_application_that_does_not_start_is_a_clear_error(tmp_path: Path) -> 
     assert "Traceback" not in run.stderr
 
 
+@pytest.mark.parametrize(("keys", "said"), [
+    ({"url": '"http://127.0.0.1:{port}/tracker"', "start": '"{python} -m http.server {port} --bind 127.0.0.1"'},
+     "answers, but not at `ready`: GET http://127.0.0.1:{port}/tracker/admin/login/ answered 404 File not found for "
+     "5 s (is the application served under /tracker? `url` says so"),
+    ({"start": '"{python} -c \'import time; time.sleep(60)\'"', "ready_timeout": "1"},
+     "was not ready within 1 s: GET http://127.0.0.1:{port}/admin/login/ answered connection refused"),
+    ({"start": '"{python} -m http.server {port} --bind 127.0.0.1"', "ready": '"/"', "home": '"/tracker/"'},
+     "is up (`ready` answers) but its home page is not served: GET http://127.0.0.1:{port}/tracker/ answered 404"),
+], ids=["prefix-not-served", "never-ready", "home-not-served"])
+def test_an_application_not_served_where_the_sidecar_says_names_the_command_the_url_and_its_answer(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], keys: dict[str, str], said: str) -> None:
+    sidecar(tmp_path, setup="[]", **keys)
+    spec = tmp_path / "todo.fsm"
+    spec.write_text(SPEC.read_text(encoding="utf-8").replace("apps/todo/fsmc-backend.toml", "fsmc-backend.toml"))
+    enumerate_spec(Compilation(str(spec)), tmp_path / "out", Options())
+    assert main(["replay", str(tmp_path / "out"), "-o", str(tmp_path / "data")]) == 1
+    err = capsys.readouterr().err
+    port = re.search(r"127\.0\.0\.1:(\d+)/", err)
+    assert port is not None and said.format(port=port[1]) in err, err
+    started = json.loads(keys["start"]).replace("{python}", sys.executable).replace("{port}", port[1])
+    assert f"it was started as `{started}`" in err and "Traceback" not in err
+
+
 def test_an_adapter_that_raises_stops_the_run(out: Path, tmp_path: Path) -> None:
     (tmp_path / "broken_adapter.py").write_text("def state(db):\n    raise ValueError('no table todo_item')\n")
     broken = sidecar(tmp_path, adapter='"broken_adapter:state"')

@@ -26,6 +26,7 @@ from fsmc.archive.warc import ArchiveWriter, Exchange, plain_headers
 MISS_STATUS = 404
 MISS_TYPE = "text/plain; charset=utf-8"
 KEPT_URLS = 20  # how many blocked or missed URLs are kept for the messages
+FETCH_TIMEOUT_MS = 30_000  # how long a capture waits for the live site's answer to one request
 
 
 def origin_of(url: str) -> str:
@@ -64,13 +65,20 @@ class Paused:
     url: str
     headers: dict[str, str]
     body: bytes | None
+    kind: str = ""  # what the page asked it for: Document, Image, XHR... (DevTools' resource type)
 
     @classmethod
     def from_event(cls, cdp: Any, event: dict[str, Any]) -> Paused:
         request = event["request"]
         entries = request.get("postDataEntries") or []
         body = b"".join(base64.b64decode(e.get("bytes", "")) for e in entries) or None
-        return cls(cdp, event["requestId"], request["method"], request["url"], dict(request["headers"]), body)
+        return cls(cdp, event["requestId"], request["method"], request["url"], dict(request["headers"]), body,
+                   event.get("resourceType", ""))
+
+    @property
+    def vital(self) -> bool:
+        """A request a user's step stands on: a change to the site, or the page it loads."""
+        return self.method.upper() not in SAFE_METHODS or self.kind == "Document"
 
     async def fulfill(self, status: int, headers: Iterable[tuple[str, str]], body: bytes) -> None:
         await self.cdp.send("Fetch.fulfillRequest", {
@@ -133,6 +141,8 @@ class RecordingRoutes(Routes):
         self.recorded = Recording((), rules)  # what the page is answered from: as it will be offline
         self.statuses: Counter[int] = Counter()
         self.failures: dict[str, str] = {}  # URL → why the live site did not answer
+        self.lost: list[tuple[Paused, str]] = []  # the requests the live site did not answer, in order, and why
+        self.waiting: dict[str, Paused] = {}  # the requests sent to the live site and not answered yet, by id
         self.changes: list[Exchange] = []  # the requests that could change the site, in order, with their answers
         self._fetch: Any = None
 
@@ -141,17 +151,21 @@ class RecordingRoutes(Routes):
         await super().attach(page)
 
     async def answer(self, request: Paused) -> None:
+        self.waiting[request.id] = request
         try:
             response = await self._fetch.fetch(request.url, method=request.method, headers=request.headers,
-                                               data=request.body, max_redirects=0, timeout=30_000)
+                                               data=request.body, max_redirects=0, timeout=FETCH_TIMEOUT_MS)
             body = await response.body()
         except Exception as err:  # Playwright's own Error: refused, reset, timed out
             self.failures[request.url] = str(err).splitlines()[0].removeprefix("APIRequestContext.fetch: ")
+            self.lost.append((request, self.failures[request.url]))
             await request.refuse()
             return
+        finally:
+            del self.waiting[request.id]
         x = Exchange(request.method, request.url, response.status,
                      plain_headers((h["name"], h["value"]) for h in response.headers_array), body,
-                     tuple(request.headers.items()), request.body)
+                     tuple(request.headers.items()), request.body, request.kind.lower())
         self.statuses[x.status] += 1
         self.tally.served += 1
         if self.writer is not None:

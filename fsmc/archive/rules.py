@@ -94,7 +94,13 @@ class Rules:
         return f"{key} body:{hashlib.sha256(self.body(body)).hexdigest()[:16]}" if body else key
 
     def body(self, body: bytes) -> bytes:
-        """A form's body (`a=1&csrf_token=...`) without its volatile fields; any other body as it is."""
+        """A form's body (`a=1&csrf_token=...`) without its volatile fields; a multipart one as the same pairs (its
+        boundary differs at every post), a file as `file:NAME:DIGEST`; any other body as it is."""
+        parts = multipart(body)
+        if parts is not None:
+            return urlencode([(n, v.decode("utf-8", "replace") if f is None else
+                               f"file:{f}:{hashlib.sha256(v).hexdigest()[:16]}")
+                              for n, f, v in parts if not self.dropped(n)]).encode("ascii")
         try:
             pairs = parse_qsl(body.decode("ascii"), keep_blank_values=True, strict_parsing=True)
         except (UnicodeDecodeError, ValueError):
@@ -113,6 +119,28 @@ class Rules:
 
     def digest(self) -> str:
         return hashlib.sha256(self.to_toml().encode("utf-8")).hexdigest()
+
+
+_NAME, _FILENAME = re.compile(rb'\bname="([^"]*)"'), re.compile(rb'\bfilename="([^"]*)"')
+
+
+def multipart(body: bytes) -> list[tuple[str, str | None, bytes]] | None:
+    """A multipart/form-data body's parts: each field's name, its file's name (None for a text field) and its content.
+    The boundary is the body's first line, so no header is needed; None where the body is no such form."""
+    boundary = body.partition(b"\r\n")[0]
+    if len(boundary) < 3 or not boundary.startswith(b"--") or not body.rstrip(b"\r\n").endswith(boundary + b"--"):
+        return None
+    parts = []
+    for chunk in (b"\r\n" + body).split(b"\r\n" + boundary)[1:-1]:
+        head, blank, content = chunk.removeprefix(b"\r\n").partition(b"\r\n\r\n")
+        name, filename = _NAME.search(head), _FILENAME.search(head)
+        if not blank or name is None:
+            return None
+        try:
+            parts.append((name[1].decode("utf-8"), filename[1].decode("utf-8") if filename else None, content))
+        except UnicodeDecodeError:
+            return None
+    return parts
 
 
 def _unique(items: tuple[Any, ...]) -> tuple[Any, ...]:

@@ -30,6 +30,9 @@ class ArchiveError(FsmcError, ValueError):
     """A WARC that cannot be read, or that lacks a response for a request it holds; the message names which."""
 
 
+RESOURCE_TYPE = "WARC-Resource-Type"  # a request record's: what the page asked it for (as Browsertrix writes it)
+
+
 @dataclass(frozen=True)
 class Exchange:
     """One HTTP request and the response it got."""
@@ -41,6 +44,7 @@ class Exchange:
     body: bytes = field(repr=False)
     request_headers: tuple[tuple[str, str], ...] = ()
     request_body: bytes | None = field(default=None, repr=False)
+    kind: str = ""  # what the page asked it for, as DevTools names it (document, xhr, fetch, image…); "" not known
 
     @property
     def content_type(self) -> str:
@@ -98,7 +102,7 @@ class ArchiveWriter:
         http = StatusAndHeaders(f"{x.method} {target} HTTP/1.1", list(x.request_headers), is_http_request=True)
         self._writer.write_record(self._writer.create_warc_record(
             x.url, "request", payload=io.BytesIO(body), length=len(body), http_headers=http,
-            warc_headers_dict={"WARC-Concurrent-To": response_id}))
+            warc_headers_dict={"WARC-Concurrent-To": response_id} | ({RESOURCE_TYPE: x.kind} if x.kind else {})))
 
 
 def _reason(status: int) -> str:
@@ -166,4 +170,5 @@ def _record(path: Path, record: Any, responses: dict[str, tuple[int, tuple[tuple
                                "(the capture is incomplete: capture the site again)")
         status, headers, body = responses.pop(answered)
         sent = record.content_stream().read()
-        yield Exchange(method, uri, status, headers, body, tuple(record.http_headers.headers), sent or None)
+        yield Exchange(method, uri, status, headers, body, tuple(record.http_headers.headers), sent or None,
+                       record.rec_headers.get_header(RESOURCE_TYPE) or "")

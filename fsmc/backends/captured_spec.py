@@ -2,7 +2,7 @@
 
 `CapturedSpec` serves the capture offline as `CapturedSite` does, and reads an episode's state the way the spec
 declares it: the page whose `[pages]` pattern matches the location, and each of that page's variables through its
-extractor (`fsmc.backends.extractors`: URL parts, form values, element text). A capture cannot jump to an arbitrary
+extractor (`fsmc.backends.extractors`: URL parts, form values, element text, the recorded posts reached). A capture cannot jump to an arbitrary
 state (it holds the pages it was shown, not the ways to reach any state), so every episode starts from the capture's
 start page after a reset, and replay acts each trajectory out from there, as it does on a cloned application.
 An extractor that matches no element, or several, stops the run naming the variable, the selector and the page.
@@ -69,6 +69,10 @@ class CapturedSpecEpisode(FromStartEpisode):
         for var, extractor in self.owner.extractors.state[page].items():
             if extractor == "default":
                 values[var] = self.owner.defaults.get(var)
+                continue
+            if extractor == "changes":  # the archive's own state: how far along its recorded changes the episode is
+                assert isinstance(self.inner.routes, OfflineRoutes), "a capture's episodes are answered offline"
+                values[var] = self.inner.routes.epoch
                 continue
             raw = (from_location(extractor, location) if extractor.startswith("url:")
                    else await self._element(var, extractor, page, location))

@@ -44,6 +44,7 @@ from fsmc.browser import Chromium
 LOG_LINES = 15  # lines of the application's log an error shows
 ARRIVE_S = 15.0  # how long a page load an action started may take before the state is read anyway
 SETUP_TIMEOUT_S = 300
+NOT_SERVED_S = 5.0  # how long an application that answers may answer 404 for `ready` before that is its answer
 
 
 def free_port() -> int:
@@ -184,30 +185,60 @@ class ClonedApp(Backend):
                 raise BackendError(f"the application of {self.sidecar.path} cannot start: `{self.sidecar.start}`: "
                                    f"{err}") from None
 
-    def _answers(self, url: str) -> bool:
+    @staticmethod
+    def _answer(url: str) -> tuple[bool, str]:
+        """Whether the application serves `url` (a status below 500 but 404 and 410, which say it serves no such
+        path: the wrong prefix), and what came back, for the messages: `404 Not Found`, `connection refused`."""
         try:
             with urllib.request.urlopen(url, timeout=2) as response:  # noqa: S310 - the sidecar's own loopback URL
-                return bool(response.status < 500)
+                status, reason = int(response.status), str(response.reason)
         except urllib.error.HTTPError as err:
-            return err.code < 500
-        except (urllib.error.URLError, OSError):
-            return False
+            status, reason = err.code, str(err.reason)
+        except (urllib.error.URLError, OSError) as err:
+            why = getattr(err, "reason", err)
+            return False, str(getattr(why, "strerror", None) or why).lower()
+        return status < 500 and status not in (404, 410), f"{status} {reason}"
 
     def _wait_ready(self) -> None:
-        url = self.url + self._fill(self.sidecar.ready)
+        """Until `ready` is served, then `home` once; BackendError naming the command, the URL polled and what came
+        back where the application exits first, answers neither in time, or serves neither (the wrong prefix)."""
+        url, answer = self.url + self._fill(self.sidecar.ready), "nothing yet"
         deadline = time.monotonic() + self.sidecar.ready_timeout
-        while time.monotonic() < deadline:
+        not_found: float | None = None  # since when the application answers, but not `ready`'s path
+        while time.monotonic() < deadline and (not_found is None or time.monotonic() - not_found < NOT_SERVED_S):
             assert self._process is not None
             code = self._process.poll()
             if code is not None:
-                raise BackendError(f"the application of {self.sidecar.path} exited (code {code}) before {url} "
-                                   f"answered; it was started as `{self._fill(self.sidecar.start)}`{_tail(self.log)}")
-            if self._answers(url):
+                raise BackendError(f"the application of {self.sidecar.path} exited (code {code}) before GET {url} "
+                                   f"answered (the last answer: {answer}); it was started as "
+                                   f"`{self._fill(self.sidecar.start)}`{_tail(self.log)}")
+            served, answer = self._answer(url)
+            if served:
+                self._check_home()
                 return
+            not_found = (not_found or time.monotonic()) if answer.startswith(("404", "410")) else None
             time.sleep(0.1)
-        raise BackendError(f"the application of {self.sidecar.path} did not answer at {url} within "
-                           f"{self.sidecar.ready_timeout:.0f} s; it was started as `{self._fill(self.sidecar.start)}`"
-                           f"{_tail(self.log)}")
+        how = (f"answers, but not at `ready`: GET {url} answered {answer} for {NOT_SERVED_S:g} s" if not_found else
+               f"was not ready within {self.sidecar.ready_timeout:g} s: GET {url} answered {answer}")
+        raise BackendError(f"the application of {self.sidecar.path} {how}{self._prefix_hint(answer)}; "
+                           f"it was started as `{self._fill(self.sidecar.start)}`{_tail(self.log)}")
+
+    def _check_home(self) -> None:
+        url = self.home
+        served, answer = self._answer(url)
+        if not served:
+            raise BackendError(f"the application of {self.sidecar.path} is up (`ready` answers) but its home page "
+                               f"is not served: GET {url} answered {answer}{self._prefix_hint(answer)}; it was started "
+                               f"as `{self._fill(self.sidecar.start)}`")
+
+    def _prefix_hint(self, answer: str) -> str:
+        """Why a page may not be found: the application was not started under the prefix `url` gives."""
+        if not answer.startswith(("404", "410")):
+            return ""
+        if self.prefix:
+            return (f" (is the application served under {self.prefix}? `url` says so: start it with its own prefix "
+                    "option, or take the prefix out of `url`)")
+        return " (`ready` and `home` are paths of the application, within `url`)"
 
     def _snapshot(self) -> None:
         if not self.database.is_file():

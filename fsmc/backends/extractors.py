@@ -15,7 +15,9 @@ through the extractors the capture folder's `extract.toml` declares (`fsmc impor
 
 Extractors: `url:path/N` (the location's N-th path segment, from 0), `url:param/NAME` (a query parameter; none when
 absent), `text:CSS` (the text of the one element CSS matches), `value:CSS` (the value of the one form field CSS
-matches), `default` (the variable's default: a carry slot, set only by the action that leaves the page). The
+matches), `default` (the variable's default: a carry slot, set only by the action that leaves the page), `changes`
+(how many of the capture's recorded changes, its posts, the episode has reached: the state the archive answers from,
+as `fsmc.archive.routes.Recording` keeps it). The
 `[pages]` table is read by the cloned application's reader (`fsmc.backends.sidecar.read_pages`), checked the same way.
 """
 
@@ -31,7 +33,7 @@ from fsmc import ir
 from fsmc.backends.sidecar import load_toml, read_pages
 
 EXTRACT_FILE = "extract.toml"
-KINDS = ("url:path/", "url:param/", "text:", "value:", "default")
+KINDS = ("url:path/", "url:param/", "text:", "value:", "default", "changes")
 _PATH = re.compile(r"^url:path/(\d+)$")
 
 
@@ -48,7 +50,7 @@ class Extractors:
 
 
 def _well_formed(text: str) -> bool:
-    if text == "default" or _PATH.match(text):
+    if text in ("default", "changes") or _PATH.match(text):
         return True
     return any(text.startswith(k) and len(text) > len(k) for k in ("url:param/", "text:", "value:"))
 
@@ -73,7 +75,7 @@ def _state(data: dict[str, Any], spec: ir.Spec, problems: list[str]) -> dict[str
                                 f"`state.{page.name}.{var}`)")
             elif not isinstance(text, str) or not _well_formed(text):
                 problems.append(f"the extractor of `{var}` on page {page.name} is {text!r}: write one of "
-                                "url:path/N, url:param/NAME, text:CSS, value:CSS, default")
+                                "url:path/N, url:param/NAME, text:CSS, value:CSS, default, changes")
         state[page.name] = {k: v for k, v in chosen.items() if isinstance(v, str)}
     declared = {v.name for v in spec.session} | {v.name for p in spec.pages for v in p.vars}
     problems += [f"`state.{k}` names no variable of the spec" for k in shared if k not in declared]

@@ -7,7 +7,7 @@ The sidecar says how to run the application and how to read its state; the spec 
     setup = ["{python} manage.py migrate"]      # run once before `start`, each to completion
     start = "{python} manage.py runserver 127.0.0.1:{port} --noreload"
     url = "http://127.0.0.1:{port}"             # where the application is served (a path prefix may follow the port)
-    ready = "/admin/login/"                     # answers (any status below 500) once the application is up
+    ready = "/admin/login/"                     # served (a status below 500, not 404) once the application is up
     home = "/admin/login/"                      # where every episode starts after a reset (default: ready)
     database = "{data}/db.sqlite3"              # the SQLite file a reset restores
     adapter = "module:function"                 # optional: function(db_path) -> {variable: value}

@@ -37,10 +37,11 @@ from fsmc.archive.rules import RULES_FILE, Rules, RulesError, load_rules
 from fsmc.archive.warc import WARC_FILE, ArchiveWriter
 from fsmc.atomic import write_atomic
 from fsmc.backends.actor import Actor
+from fsmc.backends.captured import LOAD_TIMEOUT_MS as STEP_TIMEOUT_MS
 from fsmc.backends.captured import PageEpisode
-from fsmc.backends.protocol import PNG, EpisodeFailure, Op
+from fsmc.backends.protocol import PNG, EpisodeFailure
 from fsmc.browser import VIEWPORT, Chromium, Sink
-from fsmc.capture.flows import Flow, act_out, load_flows, step
+from fsmc.capture.flows import Flow, act_out, load_flows
 from fsmc.capture.sitemap import documentation
 
 LOAD_TIMEOUT_MS = 30_000
@@ -172,15 +173,21 @@ async def _crawl(page: Any, url: str, work: Path, rules: Rules, options: Options
 async def _act_out(page: Any, routes: RecordingRoutes, url: str, flow: Flow, number: int, work: Path) -> dict[str, Any]:
     """The flow acted out on the live site: each operation with the location and view after it."""
     episode = PageEpisode(page, routes, url, PNG)
-    seen = len(routes.changes)
+    seen, lost = len(routes.changes), len(routes.lost)
 
-    def answered(number: int, op: Op) -> None:  # a change the site refused: what the capture would replay is an error
-        nonlocal seen
+    def answered(where: str, failed: bool) -> None:  # what the capture would replay of a step the site failed or refused is an error
+        nonlocal seen, lost
+        unanswered = [(r, why) for r, why in routes.lost[lost:] if r.vital]
         refused = [x for x in routes.changes[seen:] if not 200 <= x.status < 400]
-        seen = len(routes.changes)
+        waiting = [r for r in routes.waiting.values() if r.vital and failed]  # what a timed-out step waited for
+        seen, lost = len(routes.changes), len(routes.lost)
+        if unanswered or waiting:
+            r, why = unanswered[0] if unanswered else (waiting[0], f"no answer after {STEP_TIMEOUT_MS // 1000} s")
+            raise CaptureError(f"flow {flow.name!r}, {where}: {r.method} {r.url} failed: {why}: the site stopped "
+                               "answering (is it still running?); capture again once it answers")
         if refused:
             x = refused[0]
-            raise CaptureError(f"flow {flow.name!r}, {step(number, op)}: the site answered {x.method} "
+            raise CaptureError(f"flow {flow.name!r}, {where}: the site answered {x.method} "
                                f"{urlsplit(x.url).path} with {x.status}: fix the flow (the form's fields, or a login "
                                "before it), or leave it out")
 

@@ -70,21 +70,30 @@ def step(number: int, op: Op) -> str:
 
 
 async def act_out(episode: PageEpisode, flow: Flow,
-                  after: Callable[[int, Op], None] | None = None) -> list[tuple[Op, str, bytes]]:
-    """Go to the flow's start and do its operations; after each, the page's location and view once settled (and
-    `after` called with the step's number and operation: what the capture checks there).
+                  after: Callable[[str, bool], None] | None = None) -> list[tuple[Op, str, bytes]]:
+    """Go to the flow's start and do its operations; after each, the page's location and view once settled. `after`,
+    what the capture checks there, is called with the step's name (`start /items/new`, or `step` of an operation)
+    and whether it failed, after each and before a failure of it is reported: the site's own failure explains it.
 
     Raises EpisodeFailure (the operation's, naming the step) when an element is missing, ambiguous or hidden.
     """
-    await episode.goto(flow.start)
+    def check(name: str, failed: bool = True) -> None:
+        if after is not None:
+            after(name, failed)
+
+    try:
+        await episode.goto(flow.start)
+    except EpisodeFailure:
+        check(f"start {flow.start}")
+        raise
     views = []
     for number, op in enumerate(flow.ops, 1):
         try:
             await episode.perform(op, Capture.NONE)
             await episode.settle()
         except EpisodeFailure as failure:
+            check(step(number, op))
             raise EpisodeFailure(failure.reason, f"{step(number, op)}: {failure.detail}") from None
-        if after is not None:
-            after(number, op)
+        check(step(number, op), failed=False)
         views.append((op, episode.actor.location(), await episode.screenshot()))
     return views

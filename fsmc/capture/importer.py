@@ -23,7 +23,11 @@ its own: the links on its pages are no actions, as the crawl does not follow the
 that a flow submitted (`fsmc capture --flows`) is an action that types and selects the fields the flows changed
 (parameters over the values submitted, literals where they never vary) and clicks its submit button (or presses
 Enter in its one text input); one per set of fields its submissions change where one action cannot state where they
-lead (a search box and a filter in one form). An action is enabled (`require`) only in the states, and with the parameter values,
+lead (a search box and a filter in one form). A POST form a flow submitted is an action per post, its values
+literals; offline the archive answers posts in the order recorded (`fsmc.archive.routes.Recording`), so the draft's
+state holds how far along them an episode is: a session variable `posts` (read by the extractor `changes`), which
+each post's action requires to be at most the post's epoch and sets to just after it, and each post is a task. An
+action is enabled (`require`) only in the states, and with the parameter values,
 where the capture shows its move, and sets the state of the location reached: the page's own variables for a move
 within a page, a carry slot of the page it leaves (read as its `default` there) for a move to another page. Replay
 therefore asks the capture only for pages it holds. Locations no move from the start page reaches are left out (no
@@ -52,6 +56,7 @@ from fsmc.capture.moves import Candidate, Move, declare_once, form_candidates, l
 from fsmc.capture.sitemap import Capture, Instance, Template, documentation, identifier, read_capture, templates
 
 Value = str | None
+POSTS = "posts"  # a draft's variable where the flows posted forms: the capture's recorded changes an episode reached
 
 
 def _choice(values: tuple[str, ...]) -> ir.ChoiceType:
@@ -92,6 +97,10 @@ def _all(op: Literal["and", "or"], terms: list[ir.Expr]) -> ir.Expr:
 
 def _is(name: str, value: Value, op: Literal["==", "!="] = "==") -> ir.Expr:
     return ir.Binary(op=op, left=ir.Name(id=name), right=ir.Lit(value=value))
+
+
+def _is_at_most(name: str, value: int) -> ir.Expr:
+    return ir.Binary(op="<=", left=ir.Name(id=name), right=ir.Lit(value=value))
 
 
 State = tuple[tuple[str, Value], ...]
@@ -159,7 +168,8 @@ def _requires(c: Candidate, moves: list[Move], domains: list[list[str]]) -> ir.E
 
 def _effects(c: Candidate, moves: list[Move]) -> tuple[list[ir.Effect], list[str]] | None:
     """Each variable of the page reached set to its value there: a literal, a parameter, or (within the page) left
-    as it is; None where the capture shows values no such effect gives."""
+    as it is; and for a post, `posts` set to just after its recording. None where the capture shows values no such
+    effect gives, or posts of more than one recording (each moves the archive on to its own: one action each)."""
     within = c.source is c.target
     effects, carry = [], []
     for var in c.target.vars():
@@ -178,12 +188,18 @@ def _effects(c: Candidate, moves: list[Move]) -> tuple[list[ir.Effect], list[str
             value = ir.Name(id=c.params[i])
         effects.append(ir.Effect(op="assign", var=var, value=value))
         carry += [] if within else [var]
+    epochs = sorted({m.epoch for m in moves if m.epoch is not None})
+    if len(epochs) > 1:
+        return None
+    effects += [ir.Effect(op="assign", var=POSTS, value=ir.Lit(value=e + 1)) for e in epochs]
     return effects, carry
 
 
 def _moves(c: Candidate) -> list[Move]:
-    """The candidate's moves that change the state (a link to another location of the same state does not)."""
-    return [m for m in c.moves if not (c.source is c.target and m.target.state() == m.source.state())]
+    """The candidate's moves that change the state (a link to another location of the same state does not; a post
+    does, wherever it lands)."""
+    return [m for m in c.moves
+            if m.epoch is not None or not (c.source is c.target and m.target.state() == m.source.state())]
 
 
 def _action(c: Candidate, name: str) -> ir.Action | None:
@@ -195,8 +211,10 @@ def _action(c: Candidate, name: str) -> ir.Action | None:
     effects, carry = made
     domains = [sorted({m.args[i] for m in moves}, key=_key) for i in range(len(c.params))]
     params = tuple(ir.Param(name=p, type=_choice(tuple(d))) for p, d in zip(c.params, domains, strict=True))
-    require = _requires(c, moves, domains)
-    return ir.Action(name=name, params=params, label=c.label, requires=(require,) if require is not None else (),
+    epoch = next((m.epoch for m in moves if m.epoch is not None), None)  # a post's: answered as recorded up to it
+    terms = [t for t in (_requires(c, moves, domains), None if epoch is None else _is_at_most(POSTS, epoch))
+             if t is not None]
+    return ir.Action(name=name, params=params, label=c.label, requires=(_all("and", terms),) if terms else (),
                      effects=tuple(effects), goto=None if c.source is c.target else c.target.name, carry=tuple(carry),
                      gui=c.gui)
 
@@ -255,6 +273,22 @@ def _query_task(instance: Instance, ways: Ways, taken: set[str]) -> ir.Task:
     words = [t.name, *(v for _, v in at), *(w for kv in query for w in kv)]
     return ir.Task(name=identifier(["reach", *words], taken), page=t.name, goal=goal,
                    instruction=_open(instance, " with " + ", ".join(f"{k} = {v}" for k, v in query), ways))
+
+
+def _post_tasks(pages: tuple[ir.Page, ...], candidates: dict[str, list[Candidate]], taken: set[str],
+                said: set[str]) -> list[ir.Task]:
+    """Make each post: its page reached with `posts` just after the post's recording (another post shows another
+    state of the archive), its instruction what to fill in and which button; none where a task already says that
+    (the item a post created, which only it leads to)."""
+    tasks = []
+    for page in pages:
+        for a, c in zip(page.actions, candidates[page.name], strict=True):
+            for e in a.effects:
+                if e.var == POSTS and isinstance(e.value, ir.Lit) and (said_so := _fill(c, c.moves[0])) not in said:
+                    tasks.append(ir.Task(name=identifier([a.name], taken), page=a.goto or page.name,
+                                         goal=ir.Binary(op="==", left=ir.Name(id=POSTS), right=e.value),
+                                         instruction=said_so))
+    return tasks
 
 
 def _reachable(start: Instance, found: dict[str, list[Candidate]]) -> dict[Instance, tuple[Candidate, Move] | None]:
@@ -343,9 +377,12 @@ class Draft:
         lines = ["# How fsmc reads the state of the draft spec off this capture (written by `fsmc import`; refine it).",
                  "# [pages]: the page a location shows, the first regular expression that matches its path.",
                  "# [state.PAGE]: each variable of the page and its extractor: url:path/N, url:param/NAME, text:CSS,",
-                 "# value:CSS, or default (a carry slot, set by the action that leaves the page).", "", "[pages]"]
+                 "# value:CSS, default (a carry slot, set by the action that leaves the page), or changes (the",
+                 "# capture's recorded posts an episode has reached).", "", "[pages]"]
         ordered = sorted(self.templates, key=lambda t: (t.var is not None, t.name))
         lines += [f"{t.name} = {json.dumps(t.regex)}" for t in ordered]
+        if self.spec.session:
+            lines += ["", "[state]", f'{POSTS} = "changes"']
         by_name = {t.name: t for t in self.templates}
         for page in self.spec.pages:
             if page.vars:
@@ -392,6 +429,15 @@ def _page(t: Template, candidates: list[Candidate]) -> ir.Page:
     return ir.Page(name=t.name, title=t.title or None, vars=(*own, *slots.values()), actions=tuple(actions))
 
 
+def _posts(pages: tuple[ir.Page, ...]) -> tuple[ir.Var, ...]:
+    """`posts`, where the draft's actions post forms: from 0 (the capture's start) to the last recording they reach."""
+    reached = [e.value.value for p in pages for a in p.actions for e in a.effects
+               if e.var == POSTS and isinstance(e.value, ir.Lit) and isinstance(e.value.value, int)]
+    if not reached:
+        return ()
+    return (ir.Var(name=POSTS, type=ir.IntType(lo=0, hi=max(reached)), default=ir.Lit(value=0)),)
+
+
 def _path(t: Template) -> str:
     return "/" + "/".join(s or "" for s in t.pattern)
 
@@ -417,10 +463,12 @@ def draft(capture: Capture, backend: str) -> Draft:
     taken: set[str] = set()
     titles = Counter(t.title for t in kept if t.var is None)
     shared = {title for title, n in titles.items() if n > 1}
-    tasks = tuple(task for t in kept for task in _tasks(t, t is entry, reached, ways, shared, taken))
+    pages = tuple(_page(t, candidates[t.name]) for t in kept)
+    reach = tuple(task for t in kept for task in _tasks(t, t is entry, reached, ways, shared, taken))
+    tasks = (*reach, *_post_tasks(pages, candidates, taken, {t.instruction for t in reach}))
     site = ir.Site(name=identifier([capture.name], set()), title=entry.title or None, entry=entry.name)
-    spec = ir.Spec(site=site, backends=(ir.Backend(kind="capture", source=backend),),
-                   pages=tuple(_page(t, candidates[t.name]) for t in kept), tasks=tasks)
+    spec = ir.Spec(site=site, backends=(ir.Backend(kind="capture", source=backend),), session=_posts(pages),
+                   pages=pages, tasks=tasks)
     return Draft(spec, kept, [c for t in kept for c in candidates[t.name]],
                  sorted(p for p, t in of.items() if t.instances[p] not in reached), _folded(notes))
 

@@ -8,10 +8,11 @@ when a flow submitted it (`fsmc capture --flows`): the fields the flows changed 
 as parameters over the values submitted where they vary, as literals where they do not, and its submit button is
 clicked (Enter is pressed in its one text input where it has none); a move is kept only where a flow went from that
 location to where the archive answers the query the form then sends, so replay never asks the capture for a page it
-lacks. A POST form is a candidate the same way, its move where the flow's post of the same values landed (after the
-site's redirect: the record it created); its hidden fields and buttons are the page's own (a CSRF token), never
-filled in, and where one action cannot state where its posts landed (each created a record of its own) it is one
-action per post, its values literals. What cannot be imported is noted, naming the page and the form.
+lacks. A POST form is a candidate the same way, its move from where a flow posted it (its Referer) to where that post
+landed (after the site's redirect: the record it created, or the page it was posted from), with the post's epoch
+(`Posted.epoch`); its hidden fields and buttons are the page's own (a CSRF token), never filled in, and since each
+post moves the archive on to its own recording, a form posted more than once is one action per post, its values
+literals. What cannot be imported is noted, naming the page and the form.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class Move:
     source: Instance
     args: tuple[str, ...]  # the candidate's parameter values
     target: Instance
+    epoch: int | None = None  # a post's (`Posted.epoch`): the changes recorded before it; None for a GET
 
 
 @dataclass(eq=False)
@@ -266,16 +268,18 @@ def _own(form: Form) -> set[str]:
     return {f.name for f in form.fields if f.name and (f.kind == "hidden" or f.submits or f.tag == "button")}
 
 
-def _landing(capture: Capture, key: str, form: Form, filled: dict[str, str], source: str) -> str | None:
+def _landing(capture: Capture, key: str, form: Form, filled: dict[str, str], source: str) -> tuple[str, int | None] | None:
     """Where the form lands filled in with these values: the page the archive answers its query with (GET), or where
-    the first post of the same values from `source` landed (POST: the fields compared but the page's own; a post
-    the page's script sent, as Trac's preview of a ticket while it is typed, led nowhere and is no submission)."""
+    the first post of the same values from `source` landed, and its epoch (POST: the fields compared but the page's
+    own; a post the page's script sent, as Trac's preview of a ticket while it is typed, led nowhere and is no
+    submission)."""
     if form.method == "GET":
         query = urlencode(form.data(filled))
-        return capture.served.get(canonical(f"{key}?{query}" if query else key))
+        landing = capture.served.get(canonical(f"{key}?{query}" if query else key))
+        return (landing, None) if landing is not None else None
     own = _own(form)
     want = {k: v for k, v in form.data(filled) if k not in own}
-    return next((p.landing for p in capture.posted if p.path == key and (source, p.landing) in capture.navigations
+    return next(((p.landing, p.epoch) for p in capture.posted if p.path == key and (source, p.landing) in capture.navigations
                  and {k: v for k, v in p.fields if k not in own} == want), None)
 
 
@@ -330,6 +334,10 @@ def _form_candidates(source: Template, key: str, submissions: list[Submission], 
     nameless = [f for f in form.fields if not f.name and not f.submits and f.tag != "button"]
     if nameless:
         _note(notes, f"{where}: {len(nameless)} field(s) without a name (a browser does not submit them): ignored")
+    files = [f.name or "without a name" for f in form.fields if f.kind == "file"]
+    if files:
+        _note(notes, f"{where}: its file input(s) {', '.join(files)}: fsmc cannot upload a file (no GUI operation "
+              "chooses one), so the action leaves them empty")
     controls = {f.name: f for f in form.fields if f.name}
     changed = sorted({n for s in submissions for n in s.changed}, key=list(controls).index)
     blocked = [n for n in changed if not controls[n].typed or not _plain(n)]
@@ -349,7 +357,6 @@ def _form_candidates(source: Template, key: str, submissions: list[Submission], 
             part = _form_candidate(source, key, (first, index), Fill.of(changed, group), capture, of, where, notes)
             if part is not None:
                 part.name += "_" + "_".join(words)
-                part.label = " ".join([part.label or "", *words]) if form.method == "POST" else part.label
                 whole.split.append(part)
     return [whole] if whole is not None else []
 
@@ -371,8 +378,11 @@ def _form_candidate(source: Template, key: str, at: tuple[Instance, int], fill: 
     name = "submit_" + identifier([form.attrs.get("id") or form.attrs.get("name") or
                                    (form.attrs.get("class") or "").split(" ")[0] or key], set())
     params = tuple(fill.params.values())
+    kinds = {f.name: f.kind for f in form.fields}
+    words = [v for n, v in zip(fill.changed, fill.tuples[0], strict=True) if kinds[n] != "password"] \
+        if form.method == "POST" and len(fill.tuples) == 1 else []  # what one post sent, but a password
     controls = {f.name: f for f in form.fields if f.name}
-    return Candidate(source, target, name, " ".join([label, *(f"{{{p}}}" for p in params)]), params,
+    return Candidate(source, target, name, " ".join([label, *(f"{{{p}}}" for p in params), *words]), params,
                      gui or (), [m for m in moves if m.target.template is target],
                      fields=tuple(controls[n].shown_name for n in fill.changed), button=label)
 
@@ -447,9 +457,9 @@ def _form_moves(source: Template, key: str, method: str, fill: Fill, gui: tuple[
             continue
         form = instance.page.forms[index]
         for values in fill.tuples:
-            landing = _landing(capture, key, form, dict(zip(fill.changed, values, strict=True)), instance.loc)
-            if landing is not None and landing in of and (instance.loc, landing) in capture.navigations:
-                moves.append(Move(instance, fill.args(values), of[landing].instances[landing]))
+            landed = _landing(capture, key, form, dict(zip(fill.changed, values, strict=True)), instance.loc)
+            if landed is not None and landed[0] in of and (instance.loc, landed[0]) in capture.navigations:
+                moves.append(Move(instance, fill.args(values), of[landed[0]].instances[landed[0]], landed[1]))
     return moves
 
 

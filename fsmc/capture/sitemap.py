@@ -18,7 +18,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit
 
 from fsmc.archive.folder import CaptureError, CaptureFolder
 from fsmc.archive.routes import Recording
-from fsmc.archive.rules import Rules, load_rules
+from fsmc.archive.rules import Rules, load_rules, multipart
 from fsmc.archive.warc import Exchange
 from fsmc.capture.dom import PageHtml, read_page
 from fsmc.frontend.keywords import RESERVED
@@ -51,11 +51,18 @@ def canonical(loc: str) -> str:
 
 @dataclass(frozen=True)
 class Posted:
-    """A form the flows posted: the path it went to, the fields it sent, and where it landed (redirects followed)."""
+    """A form the flows posted: the path it went to, the fields it sent, where it landed (redirects followed), its
+    epoch: how many changes the archive recorded before it (offline, an episode that has reached no further gets it
+    answered as recorded, and reaches epoch + 1: `fsmc.archive.routes.Recording`), and the location it was posted
+    from (its Referer; "" where it has none)."""
 
     path: str
     fields: tuple[tuple[str, str], ...]
     landing: str
+    epoch: int = 0
+    source: str = ""
+    navigated: bool = True  # the page was left for its answer (a form submitted), not a script's request (Trac's
+    # preview of a ticket as it is typed); True where the archive does not say
 
 
 @dataclass
@@ -131,14 +138,21 @@ def _posted(recording: Recording, origin: str, html: dict[str, str]) -> list[Pos
             fields = _fields(x.request_body) if x.method.upper() == "POST" and x.url.startswith(origin + "/") else None
             landed = _landing(recording, origin, x.url, epoch + 1, x) if fields is not None else None
             if fields is not None and landed is not None:
-                found.append((epoch, Posted(urlsplit(x.url).path, fields, landed[0])))
+                referer = next((v for k, v in x.request_headers if k.lower() == "referer"), "")
+                source = location(referer) if referer.startswith(origin + "/") else ""
+                found.append((epoch, Posted(urlsplit(x.url).path, fields, landed[0], epoch, source,
+                                            x.kind in ("", "document"))))
                 html.setdefault(*landed)
     return [p for _, p in sorted(found, key=lambda e: e[0])]
 
 
 def _fields(body: bytes | None) -> tuple[tuple[str, str], ...] | None:
-    """A form's body as its name-value pairs (None: not a URL-encoded form)."""
+    """A form's body as its name-value pairs, a multipart one's text fields alone (None: not a form, URL-encoded or
+    multipart; its files are what no agent can give, and the importer notes the form's file inputs)."""
+    parts = multipart(body or b"")
     try:
+        if parts is not None:
+            return tuple((name, value.decode("utf-8")) for name, file, value in parts if file is None)
         return tuple(parse_qsl((body or b"").decode("ascii"), keep_blank_values=True, strict_parsing=bool(body)))
     except (UnicodeDecodeError, ValueError):
         return None
@@ -153,6 +167,7 @@ def read_capture(path: Path) -> Capture:
     posted = _posted(folder.recording, origin, html)
     try:
         navigations = _flow_navigations(folder.manifest.get("flows") or [], origin)
+        navigations |= {(p.source, p.landing) for p in posted if p.source and p.navigated}  # back where posted too
         start = location(folder.manifest["start"])
     except (KeyError, TypeError, AttributeError):
         raise CaptureError(f"{path}/manifest.json: its start or its flows are not what `fsmc capture` writes",

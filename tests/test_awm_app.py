@@ -130,3 +130,34 @@ def test_a_build_that_fails_names_the_command_and_shows_its_log(out: Path, tmp_p
     err = capsys.readouterr().err
     assert f"error: building {web}: `" in err and "vite.js build --config fsmc.vite.config.mjs" in err
     assert "NOTE_SAVED.vue" in err and "Traceback" not in err
+
+
+def test_a_control_in_a_sidebar_list_is_scrolled_to_by_a_wheel_over_that_list() -> None:
+    """Their pages scroll a sidebar's list of their own (slack's channels, `overflow-y-auto` beside a main pane): a wheel
+    turned at the centre of the view moves nothing there, so the turn is taken over the list the control lies in."""
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from fsmc.backends import Capture, Op
+    from fsmc.backends.captured import SelectorActor
+    from fsmc.browser.chromium import launch
+
+    page_html = ('<body style="margin:0;display:flex;height:100vh;overflow:hidden">'
+                 '<nav id="side" style="width:200px;overflow-y:auto"><div style="height:2000px"></div>'
+                 '<button id="far" onclick="this.textContent = \'done\'">Direct messages</button></nav>'
+                 '<main style="flex:1">Channel</main></body>')
+
+    async def act() -> tuple[list[tuple[str, tuple[int, int] | None]], str]:
+        async with async_playwright() as pw:
+            browser = await launch(pw)
+            page = await browser.new_page(viewport={"width": 1280, "height": 720})
+            await page.set_content(page_html)
+            steps = await SelectorActor(page, fake_time=False).perform(Op("click", "#far"), Capture.NONE)
+            said = await page.inner_text("#far")
+            await browser.close()
+            return [(s.op, s.point) for s in steps], said
+
+    steps, said = asyncio.run(act())
+    assert said == "done" and steps[-1][0] == "click"
+    assert steps[:-1] and all(s == ("scroll", (100, 360)) for s in steps[:-1])  # over the sidebar, not at (640, 360)

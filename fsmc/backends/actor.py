@@ -38,7 +38,15 @@ LOCATE_JS = r"""(tid) => {
   const shown = r.width > 0 && r.height > 0 && style.visibility !== 'hidden' && style.display !== 'none';
   const away = inY || !inX ? null : (cy >= innerHeight / 2 ? 'down' : 'up');
   const top = shown && !away ? document.elementFromPoint(cx, cy) : null;
-  return {count: 1, x: r.left, y: r.top, w: r.width, h: r.height, shown, away,
+  let over = null;  // the centre of the part in view of the element it scrolls within (a sidebar's list), if any
+  for (let a = el.parentElement; a && a !== document.body && a !== document.documentElement; a = a.parentElement) {
+    if (!/(auto|scroll)/.test(getComputedStyle(a).overflowY) || a.scrollHeight <= a.clientHeight) continue;
+    const q = a.getBoundingClientRect();
+    over = [Math.round((Math.max(q.left, 0) + Math.min(q.right, innerWidth)) / 2),
+            Math.round((Math.max(q.top, 0) + Math.min(q.bottom, innerHeight)) / 2)];
+    break;
+  }
+  return {count: 1, x: r.left, y: r.top, w: r.width, h: r.height, shown, away, over,
           hit: !!top && (top === el || el.contains(top)), focused: document.activeElement === el,
           field: ['INPUT', 'TEXTAREA', 'SELECT'].includes(el.tagName),
           name: (el.getAttribute('aria-label') || el.innerText || el.getAttribute('placeholder') || '')
@@ -202,7 +210,7 @@ class Actor:
                 break
             if scroll is None or len(steps) >= MAX_SCROLLS:
                 raise EpisodeFailure("not_visible", f"{self.what(testid)} is out of view")
-            step = await self._wheel(scroll, info["away"])
+            step = await self._wheel(scroll, info["away"], info.get("over"))
             if step is None:
                 raise EpisodeFailure("not_visible", f"{self.what(testid)} cannot be scrolled into view")
             steps.append(step)
@@ -210,15 +218,15 @@ class Actor:
             raise EpisodeFailure("not_visible", f"{self.what(testid)} is covered by another element")
         return Box(info["x"], info["y"], info["w"], info["h"]), info, steps
 
-    async def _wheel(self, op: Op, direction: str) -> Step | None:
-        """One turn of the wheel at the centre of the view, as a `scroll` step; None when the page did not move."""
-        centre = (SIZE[0] // 2, SIZE[1] // 2)
+    async def _wheel(self, op: Op, direction: str, over: list[int] | None = None) -> Step | None:
+        """One turn of the wheel at the centre of the view, as a `scroll` step; where that moves nothing, over the
+        element the target scrolls within (`over`: a sidebar's list, which a wheel over the page leaves where it is);
+        None when nothing moved."""
         before = await self._before()
-        note = await self._do(Action("scroll", centre, text=direction))
-        if note is not None:
-            return None
-        dy = WHEEL[direction][1]
-        return self._step("scroll", op, before, None, centre, direction=direction, dy=dy)
+        for point in dict.fromkeys([(SIZE[0] // 2, SIZE[1] // 2), *([(over[0], over[1])] if over else [])]):
+            if await self._do(Action("scroll", point, text=direction)) is None:
+                return self._step("scroll", op, before, None, point, direction=direction, dy=WHEEL[direction][1])
+        return None
 
     def location(self) -> str:
         """The page's URL without its origin (the local server's port changes from run to run): `/#/cart`."""

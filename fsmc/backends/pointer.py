@@ -36,7 +36,10 @@ GUARDS_JS = """() => { if (window.__fsmcGuards) return; window.__fsmcGuards = tr
   document.documentElement.style.overscrollBehaviorX = 'none';
   document.addEventListener('mousedown', (e) => { const s = e.target.closest && e.target.closest('select');
     if (s) { e.preventDefault(); s.focus(); } }, true); }"""
-SCROLL_POS_JS = "() => [Math.round(scrollX), Math.round(scrollY)]"
+# Where the page stands: its own scroll, and that of every element the point lies in that scrolls (a sidebar's list).
+SCROLL_POS_JS = """([x, y]) => { const at = [Math.round(scrollX), Math.round(scrollY)];
+  for (let e = document.elementFromPoint(x, y); e; e = e.parentElement) at.push(e.scrollLeft, e.scrollTop);
+  return at; }"""
 WHEEL = {"down": (0, SCROLL_STEP), "up": (0, -SCROLL_STEP), "right": (SCROLL_STEP, 0), "left": (-SCROLL_STEP, 0)}
 AWAY = (0, 0)  # where the pointer rests between actions: the page's corner, over no control
 MOVED = "moved"  # no action: the rest once a move is complete, which the pointer leaves the page for, even after a hover
@@ -120,11 +123,12 @@ async def _select(page: Any, x: int, y: int, value: str) -> str | None:
 
 
 async def _scroll(page: Any, x: int, y: int, direction: str) -> str | None:
-    """Turn the wheel over the point and wait until the page has moved (wheel events are applied asynchronously)."""
-    before = await page.evaluate(SCROLL_POS_JS)
+    """Turn the wheel over the point and wait until the page, or an element under the point, has moved (wheel events
+    are applied asynchronously)."""
+    before = await page.evaluate(SCROLL_POS_JS, [x, y])
     await page.mouse.move(x, y)
     await page.mouse.wheel(*WHEEL[direction])
     for _ in range(20):
-        if await page.evaluate(SCROLL_POS_JS) != before:
+        if await page.evaluate(SCROLL_POS_JS, [x, y]) != before:
             return None
     return f"the page did not scroll {direction}"

@@ -173,6 +173,7 @@ class Backend(Protocol):
     image: ImageFormat
     jumps: bool = True  # `Episode.reset` reaches any state; False: the initial state alone (a cloned application)
     max_episodes: int | None = None  # episodes open at once (None: any; a cloned application has one database)
+    unread: frozenset[str] = frozenset()  # variables it cannot read: replay takes them as the semantics have them
 
     @property
     def blocked_requests(self) -> int:

@@ -229,6 +229,20 @@ def _digest(app: AppFolder, modules: Path) -> str:
     return h.hexdigest()[:16]
 
 
+def declared_fields(web: str | Path) -> set[str]:
+    """The signature fields the app's world (its fsm.json) declares, of the session and of every page."""
+    path = Path(web) / "fsm.json"
+    try:
+        world = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as err:
+        raise AppFolderError(f"{path}: not readable JSON: {err}") from None
+    meta = world.get("meta") if isinstance(world, dict) else None
+    schemas = [meta.get("global_signature_schema") if isinstance(meta, dict) else None]
+    schemas += [p.get("signature_schema") for p in (world.get("pages") or []) if isinstance(p, dict)] \
+        if isinstance(world, dict) and isinstance(world.get("pages"), list) else []
+    return {str(name) for s in schemas if isinstance(s, dict) for name in s}
+
+
 def build_app(web: str | Path, cache: Path | None = None) -> Path:
     """The app folder built: its dist/ (reused when the same folder was built before). AppFolderError when the folder
     is not such an app, BuildError when npm or Vite fails (the message names the command and ends with its log)."""
@@ -251,4 +265,4 @@ def build_app(web: str | Path, cache: Path | None = None) -> Path:
     return built / "dist"
 
 
-__all__ = ["AppFolder", "AppFolderError", "build_app", "read_app_folder"]
+__all__ = ["AppFolder", "AppFolderError", "build_app", "declared_fields", "read_app_folder"]

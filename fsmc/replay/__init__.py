@@ -90,11 +90,13 @@ def open_declared(spec: ir.Spec, image: ImageFormat, chromium: Chromium | None =
 def app_backend(out_dir: Path, web: str | Path, image: ImageFormat) -> AwmApp:
     """An AutoWebWorld app folder, built (`fsmc.codegen.awm_app`), acted on for the world OUT was enumerated from.
     AppFolderError (exit 2) when the folder is not such an app, BuildError (exit 1) when npm or Vite fails."""
-    from fsmc.codegen.awm_app import build_app
+    from fsmc.codegen.awm_app import build_app, declared_fields
     from fsmc.formats.awm.importer import fsmc_name
 
     spec, _ = enumerated_spec(out_dir)
-    return AwmApp(build_app(web), spec, fsmc_name, image=image)
+    dist, declared = build_app(web), {fsmc_name(f) for f in declared_fields(web)}
+    unread = frozenset(v.name for p in spec.pages for v in (*spec.session, *p.vars) if v.name not in declared)
+    return AwmApp(dist, spec, fsmc_name, image=image, unread=unread)
 
 
 def agreement(results: list[dict[str, Any]]) -> dict[str, Any]:

@@ -78,6 +78,16 @@ class Worker:
         self.at: str | None = None
 
 
+def as_read(backend: Backend, shown: dict[str, Any], expected: dict[str, Any]) -> dict[str, Any]:
+    """The state a backend showed, with the variables it cannot read (`unread`: fields another generator's runtime does
+    not hold, such as the importer's own `access_method`) taken as the semantics have them."""
+    unread: frozenset[str] = getattr(backend, "unread", frozenset())
+    if not unread or not isinstance(shown.get("vars"), dict):
+        return shown
+    taken = {n: v for n, v in (expected.get("vars") or {}).items() if n in unread}
+    return {**shown, "vars": {**shown["vars"], **taken}}
+
+
 class Replayer:
     """Replays trajectories on one backend into a data folder; resumable through its journal."""
 
@@ -170,7 +180,7 @@ class Replayer:
         w.at = None
         records = await self._act(w, state.key, move)
         await w.episode.settle()
-        observed = await w.episode.state()
+        observed = as_read(self.backend, await w.episode.state(), move.state.value)
         w.at = reached = canonical(observed)
         self.stats.transitions += 1
         if reached != move.state.key:
@@ -231,6 +241,7 @@ class Replayer:
             return {"id": t.id, "status": "rejected", "reason": getattr(err, "reason", "timeout"),
                     "detail": f"could not reset: {getattr(err, 'detail', err)}", "failed_move": 0}
         w.at = t.initial.key
+        shown = as_read(self.backend, shown, t.initial.value)
         if canonical(shown) != t.initial.key:
             return {"id": t.id, "status": "rejected", "reason": "state_diverged", "failed_move": 0,
                     "detail": "the initial state: " + state_difference(shown, t.initial.value)}

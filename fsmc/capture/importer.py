@@ -95,12 +95,8 @@ def _all(op: Literal["and", "or"], terms: list[ir.Expr]) -> ir.Expr:
     return terms[0] if len(terms) == 1 else ir.Binary(op=op, left=_all(op, terms[:-1]), right=terms[-1])
 
 
-def _is(name: str, value: Value, op: Literal["==", "!="] = "==") -> ir.Expr:
+def _is(name: str, value: Value | int, op: Literal["==", "!=", "<="] = "==") -> ir.Expr:
     return ir.Binary(op=op, left=ir.Name(id=name), right=ir.Lit(value=value))
-
-
-def _is_at_most(name: str, value: int) -> ir.Expr:
-    return ir.Binary(op="<=", left=ir.Name(id=name), right=ir.Lit(value=value))
 
 
 State = tuple[tuple[str, Value], ...]
@@ -212,7 +208,7 @@ def _action(c: Candidate, name: str) -> ir.Action | None:
     domains = [sorted({m.args[i] for m in moves}, key=_key) for i in range(len(c.params))]
     params = tuple(ir.Param(name=p, type=_choice(tuple(d))) for p, d in zip(c.params, domains, strict=True))
     epoch = next((m.epoch for m in moves if m.epoch is not None), None)  # a post's: answered as recorded up to it
-    terms = [t for t in (_requires(c, moves, domains), None if epoch is None else _is_at_most(POSTS, epoch))
+    terms = [t for t in (_requires(c, moves, domains), None if epoch is None else _is(POSTS, epoch, "<="))
              if t is not None]
     return ir.Action(name=name, params=params, label=c.label, requires=(_all("and", terms),) if terms else (),
                      effects=tuple(effects), goto=None if c.source is c.target else c.target.name, carry=tuple(carry),
@@ -284,10 +280,10 @@ def _post_tasks(pages: tuple[ir.Page, ...], candidates: dict[str, list[Candidate
     for page in pages:
         for a, c in zip(page.actions, candidates[page.name], strict=True):
             for e in a.effects:
-                if e.var == POSTS and isinstance(e.value, ir.Lit) and (said_so := _fill(c, c.moves[0])) not in said:
+                if e.var == POSTS and isinstance(e.value, ir.Lit) and isinstance(e.value.value, int) \
+                        and (said_so := _fill(c, c.moves[0])) not in said:
                     tasks.append(ir.Task(name=identifier([a.name], taken), page=a.goto or page.name,
-                                         goal=ir.Binary(op="==", left=ir.Name(id=POSTS), right=e.value),
-                                         instruction=said_so))
+                                         goal=_is(POSTS, e.value.value), instruction=said_so))
     return tasks
 
 
@@ -483,16 +479,17 @@ def _folded(notes: list[str]) -> list[str]:
     for note in notes:
         if (m := ON_PAGE.fullmatch(note)) is not None:
             pages.setdefault(m[2], []).append(m[1])
-    folded = []
+    folded, said = [], set()
     for note in notes:
         m = ON_PAGE.fullmatch(note)
         if m is None or len(pages[m[2]]) < 3:
             folded.append(note)
-        elif m[2] not in folded:
+        elif m[2] not in said:
+            said.add(m[2])
             names = list(dict.fromkeys(pages[m[2]]))
             shown = ", ".join(names[:3]) + (", …" if len(names) > 3 else "")
-            folded += [f"{len(names)} pages ({shown}): {m[2]}", m[2]]  # the second: a mark, left out below
-    return [note for note in folded if note not in pages]
+            folded.append(f"{len(names)} pages ({shown}): {m[2]}")
+    return folded
 
 
 def import_capture(capture_dir: str | Path, spec_path: str | Path, *, force: bool = False) -> Draft:

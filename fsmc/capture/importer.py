@@ -335,16 +335,10 @@ def _placed(text: str, how: tuple[Candidate, Move]) -> str:
     return PLACEHOLDER.sub(lambda p: values.get(p[1], p[0]), text)
 
 
-HREF = re.compile(r'a\[href="((?:[^"\\]|\\.)*)"\]')
-
-
 def _link_text(c: Candidate, m: Move) -> str | None:
     """The text of the link a move followed, as its page shows it (`1`, `Title`); None for no link or no text."""
-    found = HREF.search(c.gui[-1].selector or "") if c.gui and not c.button else None
-    if found is None:
-        return None
-    href = _placed(re.sub(r"\\(.)", r"\1", found[1]), (c, m))
-    return next((link.text for link in m.source.page.links if link.href == href and link.text), None)
+    href = _placed(c.href, (c, m))
+    return next((link.text for link in m.source.page.links if link.href == href and link.text), None) if href else None
 
 
 def _title(instance: Instance) -> str:

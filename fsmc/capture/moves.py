@@ -53,6 +53,7 @@ class Candidate:
     split: list[Candidate] = field(default_factory=list)  # in its place where one action cannot state its effects
     fields: tuple[str, ...] = ()  # a form's: what a person reads each field it fills in as, in its procedure's order
     button: str = ""  # a form's: the text of the button that submits it
+    href: str = ""  # a link's: the href it clicks (`/ticket/{id}` over a family of items)
 
 
 def quoted(text: str) -> str:
@@ -128,7 +129,8 @@ def link_candidates(source: Template, of: dict[str, Template], capture: Capture)
                 query = [w for k in target.params if k in reached.query for w in (k, reached.query[k])]
                 label = _family_label(target, link.text, reached.slot) if args else link.text or None
                 found[selector, bool(args)] = Candidate(source, target, "_".join(["open", target.name, *query]), label,
-                                                        (PARAM,) if args else (), (ir.GuiOp(op="click", selector=selector),))
+                                                        (PARAM,) if args else (), (ir.GuiOp(op="click", selector=selector),),
+                                                        href=href)
             found[selector, bool(args)].moves.append(Move(instance, args, reached))
     return _best_per_target(list(found.values()))
 

@@ -33,29 +33,38 @@ def zoo_db(path: Path) -> Path:
     return made
 
 
-class Datasette:
-    """`datasette serve` on a free loopback port, as a user starts it."""
+class Served:
+    """A server started on a free loopback port (`{port}` in its command), as a user starts it, and waited for until
+    its root answers."""
 
-    def __init__(self, db: Path):
+    def __init__(self, command: list[str], what: str, answer_s: float = 1):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/"
-        self.process = subprocess.Popen([sys.executable, "-m", "datasette", "serve", str(db), "--port", str(self.port),
-                                         "--host", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.process = subprocess.Popen([part.replace("{port}", str(self.port)) for part in command],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120  # a start-up deadline, not a speed bound: 30 s ran short on a loaded machine
         while True:
             try:
-                urllib.request.urlopen(self.url, timeout=1).close()
+                urllib.request.urlopen(self.url, timeout=answer_s).close()
                 return
             except OSError:
                 if time.monotonic() > deadline or self.process.poll() is not None:
                     self.stop()
-                    raise RuntimeError("datasette did not start") from None
+                    raise RuntimeError(f"{what} did not start") from None
                 time.sleep(0.2)
 
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.terminate()
             self.process.wait(timeout=10)
+
+
+class Datasette(Served):
+    """`datasette serve` over `db`."""
+
+    def __init__(self, db: Path):
+        super().__init__([sys.executable, "-m", "datasette", "serve", str(db), "--port", "{port}", "--host",
+                          "127.0.0.1"], "datasette")
 
 
 class Tripwire(http.server.ThreadingHTTPServer):

@@ -7,11 +7,9 @@ Shared by tests/test_capture_app.py and bench/backends.py.
 from __future__ import annotations
 
 import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
-from datasette_site import free_port
+from datasette_site import Served
 
 PYTHON = Path(__file__).resolve().parent.parent / "specs" / "apps" / "tracker" / ".venv" / "bin" / "python"
 SEED = """import sys
@@ -26,7 +24,7 @@ for i, summary in enumerate(sys.argv[2:]):
 """
 
 
-class Trac:
+class Trac(Served):
     """`tracd` over a fresh environment in `folder` holding one ticket per summary, as a user starts it; `permissions`
     granted to anonymous users (`TICKET_CREATE` lets them file tickets)."""
 
@@ -36,23 +34,5 @@ class Trac:
         for command in (["-m", "trac.admin.console", str(env), "initenv", "Tracker", "sqlite:db/trac.db"],
                         *grant, ["-c", SEED, str(env), *summaries]):
             subprocess.run([str(PYTHON), *command], check=True, capture_output=True, timeout=300)
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}/"
-        self.process = subprocess.Popen([str(PYTHON), "-m", "trac.web.standalone", "--hostname", "127.0.0.1", "--port",
-                                         str(self.port), "--single-env", str(env)],
-                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        deadline = time.monotonic() + 120  # a start-up deadline, not a speed bound
-        while True:
-            try:
-                urllib.request.urlopen(self.url, timeout=5).close()
-                return
-            except OSError:
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    self.stop()
-                    raise RuntimeError("Trac did not start") from None
-                time.sleep(0.2)
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
+        super().__init__([str(PYTHON), "-m", "trac.web.standalone", "--hostname", "127.0.0.1", "--port", "{port}",
+                          "--single-env", str(env)], "Trac", answer_s=5)

@@ -380,10 +380,9 @@ def _form_candidate(source: Template, key: str, at: tuple[Instance, int], fill: 
     name = "submit_" + identifier([form.attrs.get("id") or form.attrs.get("name") or
                                    (form.attrs.get("class") or "").split(" ")[0] or key], set())
     params = tuple(fill.params.values())
-    kinds = {f.name: f.kind for f in form.fields}
-    words = [v for n, v in zip(fill.changed, fill.tuples[0], strict=True) if kinds[n] != "password"] \
-        if form.method == "POST" and len(fill.tuples) == 1 else []  # what one post sent, but a password
     controls = {f.name: f for f in form.fields if f.name}
+    words = [v for n, v in zip(fill.changed, fill.tuples[0], strict=True) if controls[n].kind != "password"] \
+        if form.method == "POST" and len(fill.tuples) == 1 else []  # what one post sent, but a password
     return Candidate(source, target, name, " ".join([label, *(f"{{{p}}}" for p in params), *words]), params,
                      gui or (), [m for m in moves if m.target.template is target],
                      fields=tuple(controls[n].shown_name for n in fill.changed), button=label)
@@ -434,7 +433,7 @@ def _button(form: Form, sent: frozenset[tuple[str, str]]) -> Field | None:
         or next(iter(buttons), None)
 
 
-def _submit(page: PageHtml, index: int, sent: frozenset[tuple[str, str]] = frozenset()) -> ir.GuiOp | None:
+def _submit(page: PageHtml, index: int, sent: frozenset[tuple[str, str]]) -> ir.GuiOp | None:
     """How the form is submitted: the submit button the submissions sent (a named button sends its name and value:
     Trac's ticket form has Preview before Create ticket), else its first one clicked, or Enter in its one single-line
     text input."""
